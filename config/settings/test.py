@@ -1,0 +1,25 @@
+"""Settings for the test suite: real Redis and database, short timers, fast password hashing."""
+
+import os
+
+from .base import *  # noqa: F401,F403
+from .base import CHANNEL_LAYERS, DATABASES, WICKWISE
+
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Keys of each test run stay apart from a running site's and from other runs'.
+REDIS_PREFIX = os.environ.get("REDIS_PREFIX", "wwtest:")
+CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = REDIS_PREFIX + "asgi"
+WICKWISE.update({
+    "GRACE_SECONDS": float(os.environ.get("WICKWISE_GRACE_SECONDS", "1.0")),
+    "BOT_DELAY_SECONDS": float(os.environ.get("WICKWISE_BOT_DELAY_SECONDS", "0")),
+    "WORKER_POLL_SECONDS": 0.02,
+})
+# A live server started by the tests in another process uses the test database by name.
+if os.environ.get("WICKWISE_TEST_DB_NAME"):
+    DATABASES["default"]["NAME"] = os.environ["WICKWISE_TEST_DB_NAME"]
+ALLOWED_HOSTS = ["*"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

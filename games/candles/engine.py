@@ -1,0 +1,243 @@
+"""Candles: the wax shelf game. Pure rules, no Django, no I/O (see docs/games/candles.md).
+
+State is a plain dict. Seats pick a candle in secret at the same time; when the last pick is in,
+the candles are placed lowest first. Actions: {"type": "play", "candle": N}.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from games.errors import IllegalAction
+
+GAME = "candles"
+DECK = tuple(range(1, 105))  # canonical order: 1 to 104
+HAND_SIZE = 6
+ROUNDS = 6
+SHELVES = 4
+SHELF_CAPACITY = 5
+MIN_SEATS, MAX_SEATS = 2, 10
+
+
+def wax_of(candle: int) -> int:
+    """Drops of wax a candle is worth: 55 gives 7, multiples of 11 give 5, of 10 give 3, of 5 give 2."""
+    if candle == 55:
+        return 7
+    if candle % 11 == 0:
+        return 5
+    if candle % 10 == 0:
+        return 3
+    if candle % 5 == 0:
+        return 2
+    return 1
+
+
+def shelf_wax(shelf: list[int]) -> int:
+    return sum(wax_of(c) for c in shelf)
+
+
+def setup(seats: int, options: dict, rng) -> dict:
+    """Shuffle the deck with the stream `deck`; deal 6 to each seat in seat order, then 1 to each shelf."""
+    if not MIN_SEATS <= seats <= MAX_SEATS:
+        raise ValueError(f"candles takes {MIN_SEATS} to {MAX_SEATS} seats")
+    deck = rng.stream("deck").shuffle(DECK)
+    hands = [sorted(deck[i * HAND_SIZE:(i + 1) * HAND_SIZE]) for i in range(seats)]
+    dealt = seats * HAND_SIZE
+    shelves = [[deck[dealt + i]] for i in range(SHELVES)]
+    return {
+        "game": GAME,
+        "seats": seats,
+        "round": 1,
+        "hands": hands,
+        "shelves": shelves,
+        "picks": [None] * seats,
+        "wax": [0] * seats,
+        "collected": [[] for _ in range(seats)],
+        "deck": deck[dealt + SHELVES:],
+        "last_round": [],
+        "finished": False,
+    }
+
+
+def to_act(state: dict) -> list[int]:
+    if state["finished"]:
+        return []
+    return [seat for seat, pick in enumerate(state["picks"]) if pick is None]
+
+
+def legal(state: dict, seat: int) -> list[dict]:
+    if seat not in to_act(state):
+        return []
+    return [{"type": "play", "candle": c} for c in state["hands"][seat]]
+
+
+def _check(state: dict, seat: int, action) -> int:
+    if state["finished"]:
+        raise IllegalAction("game_over", "the game is over")
+    if not isinstance(seat, int) or not 0 <= seat < state["seats"]:
+        raise IllegalAction("no_such_seat", "there is no such seat")
+    if state["picks"][seat] is not None:
+        raise IllegalAction("already_picked", "this seat has already picked a candle this round")
+    if not isinstance(action, dict) or action.get("type") != "play" or set(action) != {"type", "candle"}:
+        raise IllegalAction("bad_action", 'expected {"type": "play", "candle": N}')
+    candle = action["candle"]
+    if type(candle) is not int or candle not in state["hands"][seat]:
+        raise IllegalAction("not_in_hand", "that candle is not in your hand")
+    return candle
+
+
+def apply(state: dict, seat: int, action: dict, rng=None) -> tuple[dict, list[dict]]:
+    candle = _check(state, seat, action)
+    state = copy.deepcopy(state)
+    state["hands"][seat].remove(candle)
+    state["picks"][seat] = candle
+    events = [{"type": "picked", "seat": seat}]
+    if all(pick is not None for pick in state["picks"]):
+        events += _resolve_round(state)
+    return state, events
+
+
+def target_shelf(shelves: list[list[int]], candle: int) -> int | None:
+    """The shelf whose last candle is the closest below `candle`, or None if it is lower than all."""
+    best = None
+    for index, shelf in enumerate(shelves):
+        end = shelf[-1]
+        if end < candle and (best is None or end > shelves[best][-1]):
+            best = index
+    return best
+
+
+def least_wax_shelf(shelves: list[list[int]]) -> int:
+    """The shelf with the least wax; the first (top) one on a tie."""
+    return min(range(len(shelves)), key=lambda i: (shelf_wax(shelves[i]), i))
+
+
+def place(shelves: list[list[int]], candle: int) -> tuple[int, str, list[int]]:
+    """Place one candle in place; returns (shelf, how, candles collected). how: add, tip or low."""
+    shelf = target_shelf(shelves, candle)
+    if shelf is None:
+        shelf = least_wax_shelf(shelves)
+        taken, shelves[shelf] = shelves[shelf], [candle]
+        return shelf, "low", taken
+    if len(shelves[shelf]) >= SHELF_CAPACITY:
+        taken, shelves[shelf] = shelves[shelf], [candle]
+        return shelf, "tip", taken
+    shelves[shelf].append(candle)
+    return shelf, "add", []
+
+
+def _resolve_round(state: dict) -> list[dict]:
+    picks = state["picks"]
+    order = sorted(range(state["seats"]), key=lambda s: picks[s])
+    events: list[dict] = [{"type": "reveal", "round": state["round"], "picks": list(picks)}]
+    placements = []
+    for seat in order:
+        candle = picks[seat]
+        shelf, how, taken = place(state["shelves"], candle)
+        wax = shelf_wax(taken)
+        state["wax"][seat] += wax
+        state["collected"][seat].extend(taken)
+        placement = {"seat": seat, "candle": candle, "shelf": shelf, "how": how, "taken": taken, "wax": wax}
+        placements.append(placement)
+        events.append({"type": "place", **placement})
+    state["last_round"] = placements
+    state["picks"] = [None] * state["seats"]
+    if state["round"] == ROUNDS:
+        state["finished"] = True
+        events.append({"type": "end", "ranking": outcome(state)})
+    else:
+        state["round"] += 1
+        events.append({"type": "round", "round": state["round"]})
+    return events
+
+
+def outcome(state: dict) -> list[dict] | None:
+    """None while playing; else seats from least wax to most, ties sharing a place (1, 1, 3...)."""
+    if not state["finished"]:
+        return None
+    order = sorted(range(state["seats"]), key=lambda s: (state["wax"][s], s))
+    ranking = []
+    for position, seat in enumerate(order):
+        wax = state["wax"][seat]
+        if ranking and ranking[-1]["score"] == wax:
+            place_ = ranking[-1]["place"]
+        else:
+            place_ = position + 1
+        ranking.append({"seat": seat, "place": place_, "score": wax})
+    return ranking
+
+
+def view(state: dict, seat: int | None) -> dict:
+    """What `seat` may see (None: a spectator). Never the deck, another hand or another's pick."""
+    picks = state["picks"]
+    seen = {
+        "game": GAME,
+        "seats": state["seats"],
+        "round": state["round"],
+        "rounds": ROUNDS,
+        "shelves": [list(shelf) for shelf in state["shelves"]],
+        "wax": list(state["wax"]),
+        "collected": [list(c) for c in state["collected"]],
+        "picked": [pick is not None for pick in picks],
+        "hand_sizes": [len(hand) + (pick is not None) for hand, pick in zip(state["hands"], picks)],
+        "last_round": copy.deepcopy(state["last_round"]),
+        "finished": state["finished"],
+        "ranking": outcome(state),
+    }
+    if seat is not None:
+        seen["seat"] = seat
+        seen["hand"] = list(state["hands"][seat])
+        seen["my_pick"] = picks[seat]
+    return seen
+
+
+# --- the table's choice on timeout -------------------------------------------------------------
+
+SAFE, MAYBE, SURE = 0, 1, 2
+
+
+def candle_risk(shelves: list[list[int]], candle: int, others: int, unseen: set[int]) -> tuple:
+    """Risk of playing `candle` this round, from what its seat can see (docs/games/candles.md).
+
+    Returns (class, wax at stake, -margin, candle): SAFE cannot collect whatever the other
+    `others` seats play from the `unseen` candles, SURE collects whatever they play, MAYBE between.
+    """
+    shelf = target_shelf(shelves, candle)
+    if shelf is None:
+        stake = shelf_wax(shelves[least_wax_shelf(shelves)])
+        anyone_lower = others > 0 and any(c < candle for c in unseen)
+        return (MAYBE if anyone_lower else SURE, stake, 0, candle)
+    end = shelves[shelf][-1]
+    free = SHELF_CAPACITY - len(shelves[shelf])
+    between = sum(1 for c in unseen if end < c < candle)
+    could_come_first = min(others, between)
+    stake = shelf_wax(shelves[shelf])
+    if free == 0:
+        return (MAYBE if could_come_first else SURE, stake, 0, candle)
+    margin = free - could_come_first
+    if margin > 0:
+        return (SAFE, 0, -margin, candle)
+    return (MAYBE, stake, -margin, candle)
+
+
+def unseen_candles(seen: dict) -> set[int]:
+    """Candles a seat's view does not show: not in its hand, on a shelf, collected, or its pick."""
+    shown = set(seen["hand"])
+    for shelf in seen["shelves"]:
+        shown.update(shelf)
+    for taken in seen["collected"]:
+        shown.update(taken)
+    if seen["my_pick"] is not None:
+        shown.add(seen["my_pick"])
+    return set(DECK) - shown
+
+
+def lowest_risk_candle(seen: dict) -> int:
+    """The table's choice, computed from the seat's own view only, like any bot."""
+    unseen = unseen_candles(seen)
+    others = seen["seats"] - 1
+    return min(seen["hand"], key=lambda c: candle_risk(seen["shelves"], c, others, unseen))
+
+
+def table_choice(state: dict, seat: int) -> dict:
+    return {"type": "play", "candle": lowest_risk_candle(view(state, seat))}

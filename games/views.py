@@ -1,0 +1,22 @@
+from django.http import Http404
+from django.shortcuts import render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from games import registry
+
+
+@require_GET
+def verify(request):
+    return render(request, "games/verify.html", {
+        "room": request.GET.get("room", "")[:12], "number": request.GET.get("n", "")[:6],
+    })
+
+
+@require_GET
+def how_to_play(request, game: str):
+    try:
+        spec = registry.get(game)
+    except KeyError:
+        raise Http404(_("There is no such game.")) from None
+    return render(request, f"{spec.slug}/how_to_play.html", {"spec": spec, "games": registry.all_games()})

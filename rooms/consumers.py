@@ -1,0 +1,187 @@
+"""One socket per browser tab (or program) in a room. Thin: it checks messages and calls services.
+
+Protocol: docs/protocol.md. Each connection gets only its own seat's view.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from rooms import broadcast, live, services, snapshots
+from rooms.identity import language_from_scope, seat_from_scope
+from rooms.models import Room
+
+CLIENT_TYPES = {"move", "sync", "ping", "auth", "client_seed", "start", "play_again"}
+
+
+class RoomConsumer(AsyncWebsocketConsumer):
+    room_code: str
+    seat: int | None = None
+
+    async def connect(self):
+        self.room_code = self.scope["url_route"]["kwargs"]["code"].upper()
+        self.language = language_from_scope(self.scope)
+        self.tokens = float(settings.WICKWISE["WS_RATE_BURST"])
+        self.refilled = time.monotonic()
+        self.groups_joined: list[str] = []
+        if not await database_sync_to_async(Room.objects.filter(code=self.room_code).exists)():
+            await self.close(code=4404)
+            return
+        self.seat = await database_sync_to_async(seat_from_scope)(self.scope, self.room_code)
+        await self.accept()
+        await self._take_place(self.seat)
+
+    async def disconnect(self, code):
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        if self.seat is not None:
+            await database_sync_to_async(services.seat_disconnected)(
+                room_code=self.room_code, seat=self.seat, channel=self.channel_name
+            )
+        elif getattr(self, "groups_joined", None):
+            await database_sync_to_async(live.presence_leave)(self.room_code, None, self.channel_name)
+
+    async def _take_place(self, seat: int | None):
+        """Join the groups for `seat` (None: a spectator), mark presence, send a snapshot."""
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        self.groups_joined = [broadcast.room_group(self.room_code), broadcast.seat_group(self.room_code, seat)]
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.seat = seat
+        if seat is not None:
+            await database_sync_to_async(services.seat_connected)(
+                room_code=self.room_code, seat=seat, channel=self.channel_name
+            )
+        else:
+            await database_sync_to_async(live.presence_join)(self.room_code, None, self.channel_name)
+        await self._send_snapshot()
+
+    # --- from the client ----------------------------------------------------------------------
+
+    async def receive(self, text_data=None, bytes_data=None):
+        with translation.override(self.language):
+            await self._receive(text_data, bytes_data)
+
+    async def _receive(self, text_data, bytes_data):
+        if bytes_data is not None or text_data is None:
+            return await self._error("bad_message", _("Messages must be JSON text."))
+        if len(text_data.encode()) > settings.WICKWISE["WS_MAX_MESSAGE_BYTES"]:
+            return await self._error("too_large", _("That message is too large."))
+        if not self._take_token():
+            return await self._error("rate_limited", _("Too many messages; slow down."))
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            return await self._error("bad_json", _("That message is not valid JSON."))
+        if not isinstance(message, dict) or message.get("type") not in CLIENT_TYPES:
+            return await self._error("bad_type", _("Unknown message type."))
+        handler = getattr(self, "on_" + message["type"])
+        try:
+            await handler(message)
+        except services.ServiceError as error:
+            await self._error(error.code, error.message, ref=message.get("ref"))
+            if error.code == "stale_seq":
+                await self._send_snapshot()
+
+    def _take_token(self) -> bool:
+        now = time.monotonic()
+        rate, burst = settings.WICKWISE["WS_RATE_PER_SECOND"], settings.WICKWISE["WS_RATE_BURST"]
+        self.tokens = min(burst, self.tokens + (now - self.refilled) * rate)
+        self.refilled = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    def _need_seat(self):
+        if self.seat is None:
+            raise services.ServiceError("no_seat", _("You are watching; take a seat to play."))
+
+    async def on_ping(self, message):
+        if self.seat is not None:
+            await database_sync_to_async(live.presence_join)(self.room_code, self.seat, self.channel_name)
+        await self._send_json({"type": "pong"})
+
+    async def on_sync(self, message):
+        await self._send_snapshot()
+
+    async def on_auth(self, message):
+        code = message.get("return_code")
+        if not isinstance(code, str) or len(code) > 64:
+            raise services.ServiceError("bad_return_code", _("That return code does not match any seat."))
+        seat = await database_sync_to_async(services.seat_by_return_code)(return_code=code)
+        if seat.room.code != self.room_code:
+            raise services.ServiceError("bad_return_code", _("That return code does not match any seat."))
+        if self.seat is not None and self.seat != seat.index:
+            await database_sync_to_async(services.seat_disconnected)(
+                room_code=self.room_code, seat=self.seat, channel=self.channel_name
+            )
+        await self._take_place(seat.index)
+
+    async def on_move(self, message):
+        self._need_seat()
+        await database_sync_to_async(services.submit_move)(
+            room_code=self.room_code, seat=self.seat, seq=message.get("seq"), action=message.get("action")
+        )
+
+    async def on_client_seed(self, message):
+        self._need_seat()
+        await database_sync_to_async(services.set_client_seed)(
+            room_code=self.room_code, seat=self.seat, value=message.get("value")
+        )
+
+    async def on_start(self, message):
+        self._need_seat()
+        await database_sync_to_async(services.start_game)(room_code=self.room_code, seat=self.seat)
+
+    async def on_play_again(self, message):
+        self._need_seat()
+        await database_sync_to_async(services.play_again)(room_code=self.room_code, seat=self.seat)
+
+    # --- to the client ------------------------------------------------------------------------
+
+    async def _send_json(self, payload: dict):
+        await self.send(text_data=json.dumps(payload, separators=(",", ":")))
+
+    async def _error(self, code: str, message: str, ref=None):
+        payload = {"type": "error", "code": code, "message": str(message)}
+        if ref is not None and isinstance(ref, (str, int)):
+            payload["ref"] = ref
+        await self._send_json(payload)
+
+    async def _send_snapshot(self):
+        await self._send_json(await database_sync_to_async(self._snapshot)())
+
+    def _snapshot(self) -> dict:
+        room = Room.objects.get(code=self.room_code)
+        game = snapshots.shown_game(room)
+        return {
+            "type": "snapshot",
+            "seq": game.seq if game else 0,
+            "you": {"seat": self.seat},
+            "room": snapshots.public_room(room),
+            "game": snapshots.public_game(game) if game else None,
+            "view": snapshots.seat_view(game, self.seat) if game else None,
+            "server_time": time.time(),
+        }
+
+    # --- from the channel layer ---------------------------------------------------------------
+
+    async def room_update(self, event):
+        await self._send_json({"type": "room", "room": event["room"]})
+
+    async def game_update(self, event):
+        await self._send_json(
+            {"type": "update", "seq": event["seq"], "game": event["game"], "events": event["events"],
+             "view": event["view"], "server_time": time.time()}
+        )
+
+

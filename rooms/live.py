@@ -1,0 +1,98 @@
+"""What is live and fast lives in Redis: presence, the timer index and the expiry index.
+
+The database stays the truth for deadlines and activity; `rebuild` puts the index back from it, so
+losing Redis loses no game. Every key starts with settings.REDIS_PREFIX.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+
+import redis
+from django.conf import settings
+
+# Claim due members atomically: two workers never get the same one.
+_CLAIM = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+if #due > 0 then redis.call('ZREM', KEYS[1], unpack(due)) end
+return due
+"""
+
+
+@lru_cache(maxsize=1)
+def client() -> redis.Redis:
+    return redis.Redis.from_url(settings.REDIS_URL, decode_responses=True, health_check_interval=30)
+
+
+def key(*parts: object) -> str:
+    return settings.REDIS_PREFIX + ":".join(str(p) for p in parts)
+
+
+TIMERS = "timers"
+EXPIRY = "expiry"
+
+
+# --- timers: countdowns, bot turns, grace periods ---------------------------------------------
+
+def schedule(member: str, at: float, *, keep_existing: bool = False) -> None:
+    client().zadd(key(TIMERS), {member: at}, nx=keep_existing)
+
+
+def cancel(member: str) -> None:
+    client().zrem(key(TIMERS), member)
+
+
+def claim_due(now: float | None = None, limit: int = 100, index: str = TIMERS) -> list[str]:
+    now = time.time() if now is None else now
+    return client().eval(_CLAIM, 1, key(index), now, limit)
+
+
+def scheduled_at(member: str, index: str = TIMERS) -> float | None:
+    return client().zscore(key(index), member)
+
+
+# --- expiry index -------------------------------------------------------------------------------
+
+def touch_expiry(room_code: str, expires_at: float) -> None:
+    client().zadd(key(EXPIRY), {room_code: expires_at})
+
+
+def drop_expiry(room_code: str) -> None:
+    client().zrem(key(EXPIRY), room_code)
+
+
+# --- presence -----------------------------------------------------------------------------------
+# A sorted set per room of "seat|connection" members scored by when they lapse; a crashed server's
+# connections lapse by themselves after PRESENCE_TTL_SECONDS.
+
+def _presence_key(room_code: str) -> str:
+    return key("presence", room_code)
+
+
+def presence_join(room_code: str, seat: int | None, channel: str) -> None:
+    ttl = settings.WICKWISE["PRESENCE_TTL_SECONDS"]
+    pipe = client().pipeline()
+    pipe.zadd(_presence_key(room_code), {f"{'' if seat is None else seat}|{channel}": time.time() + ttl})
+    pipe.expire(_presence_key(room_code), int(ttl * 2))
+    pipe.execute()
+
+
+def presence_leave(room_code: str, seat: int | None, channel: str) -> None:
+    client().zrem(_presence_key(room_code), f"{'' if seat is None else seat}|{channel}")
+
+
+def connected_seats(room_code: str) -> set[int]:
+    now = time.time()
+    members = client().zrangebyscore(_presence_key(room_code), now, "+inf")
+    seats = set()
+    for member in members:
+        seat = member.split("|", 1)[0]
+        if seat:
+            seats.add(int(seat))
+    return seats
+
+
+def flush_room(room_code: str) -> None:
+    client().delete(_presence_key(room_code))
+    drop_expiry(room_code)

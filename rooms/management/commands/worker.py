@@ -1,0 +1,98 @@
+"""The worker: fires countdowns, plays bot turns, hands seats to bots after the grace period and
+sweeps expired rooms. Any number may run at once: each due item is claimed atomically in Redis, and
+the services re-check everything under the database lock."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+from django.db import close_old_connections
+
+from rooms import bot_runner, live, services
+
+log = logging.getLogger("wickwise.worker")
+
+REBUILD_EVERY = 60.0
+EXPIRY_EVERY = 5.0
+
+
+def dispatch(member: str) -> None:
+    """Run one claimed timer. Members: turn:GAME:SEQ, bot:GAME:SEAT:PROMPT, grace:ROOM:SEAT."""
+    kind, _, rest = member.partition(":")
+    parts = rest.split(":")
+    if kind == "turn":
+        services.fire_countdown(game_id=int(parts[0]), seq=int(parts[1]))
+    elif kind == "bot":
+        services.play_bot_turn(
+            game_id=int(parts[0]), seat=int(parts[1]), prompt=int(parts[2]), choose=bot_runner.choose
+        )
+    elif kind == "grace":
+        services.fire_grace(room_code=parts[0], seat=int(parts[1]))
+    else:
+        log.warning("unknown timer %r dropped", member)
+
+
+def run_one(member: str) -> None:
+    close_old_connections()
+    try:
+        dispatch(member)
+    except Exception:  # one bad item must not stop the worker
+        log.exception("timer %s failed", member)
+    finally:
+        close_old_connections()
+
+
+class Command(BaseCommand):
+    help = "Fire countdowns, play bots, cover absent players and expire idle rooms."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--threads", type=int, default=4, help="timers handled at once")
+        parser.add_argument("--once", action="store_true", help="handle what is due now, then exit")
+
+    def handle(self, *args, threads: int, once: bool, **options):
+        stop = threading.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.set())
+        counts = services.rebuild_live_index()
+        log.info("worker started; index rebuilt: %s", counts)
+        poll = settings.WICKWISE["WORKER_POLL_SECONDS"]
+        last_rebuild = last_expiry = time.monotonic()
+        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="timer") as pool:
+            while not stop.is_set():
+                try:
+                    due = live.claim_due(limit=threads * 8)
+                    for member in due:
+                        pool.submit(run_one, member)
+                    now = time.monotonic()
+                    if once or now - last_expiry > EXPIRY_EVERY:
+                        for code in live.claim_due(index=live.EXPIRY, limit=50):
+                            pool.submit(self._expire, code)
+                        last_expiry = now
+                    if now - last_rebuild > REBUILD_EVERY:
+                        pool.submit(services.rebuild_live_index)
+                        last_rebuild = now
+                except Exception:
+                    log.exception("worker loop error; retrying")
+                    stop.wait(1.0)
+                    continue
+                if once:
+                    break
+                if not due:
+                    stop.wait(poll)
+        log.info("worker stopped")
+
+    @staticmethod
+    def _expire(code: str) -> None:
+        close_old_connections()
+        try:
+            services.expire_room(room_code=code)
+        except Exception:
+            log.exception("expiring %s failed", code)
+        finally:
+            close_old_connections()

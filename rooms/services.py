@@ -1,0 +1,575 @@
+"""Every write to rooms, seats, games and moves goes through here.
+
+Consumers, views, the worker and bots all call these functions. Each one locks what it changes
+(a row lock on PostgreSQL; SQLite takes one writer at a time), checks, writes in one transaction, and
+only after the commit sends events and schedules timers.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games import fairness, registry
+from games.errors import IllegalAction
+from rooms import broadcast, codes, live
+from rooms.models import Game, Move, Room, Seat
+
+log = logging.getLogger(__name__)
+
+NAME_MAX = 24
+_BOT_OR_STAND_IN = Q(is_bot=True) | Q(stand_in=True)
+
+
+class ServiceError(Exception):
+    """A refusal with a stable code and a message for the person who asked; nothing was changed."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class SeatTicket:
+    """A seat just taken: the return code is shown to its player once and stored only as a hash."""
+
+    room_code: str
+    seat: int
+    return_code: str | None
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+def _clean_name(name: str) -> str:
+    name = " ".join((name or "").split())[:NAME_MAX]
+    if not name:
+        raise ServiceError("bad_name", _("Please give a display name."))
+    return name
+
+
+def _room_for_update(room_code: str) -> Room:
+    try:
+        return Room.objects.select_for_update().get(code=codes.normalize(room_code))
+    except Room.DoesNotExist:
+        raise ServiceError("no_such_room", _("There is no room with that code.")) from None
+
+
+def _current_game(room: Room, *, lock: bool = False) -> Game:
+    games = Game.objects.filter(room=room).order_by("-number")
+    if lock:
+        games = games.select_for_update()
+    game = games.first()
+    if game is None:  # pragma: no cover - every room is created with its first game
+        raise ServiceError("no_game", _("This room has no game."))
+    return game
+
+
+def _new_game(room: Room) -> Game:
+    """A game in the lobby: its seed is drawn and its fingerprint published before any client seed."""
+    seed = fairness.new_seed()
+    room.games_played += 1
+    room.save(update_fields=["games_played"])
+    return Game.objects.create(
+        room=room,
+        room_code=room.code,
+        game=room.game,
+        number=room.games_played,
+        options=room.options,
+        seed=seed,
+        fingerprint=fairness.fingerprint(seed),
+    )
+
+
+def _rng(game: Game) -> fairness.Rng:
+    mix = fairness.mix_string(
+        game=game.game, room_code=game.room_code, number=game.number, client_seeds=game.client_seed_list()
+    )
+    return fairness.Rng(game.seed, mix)
+
+
+def _expiry_time(room: Room) -> float:
+    return (room.last_activity_at + timedelta(days=settings.WICKWISE["ROOM_LIFETIME_DAYS"])).timestamp()
+
+
+def _touch(room: Room) -> None:
+    room.last_activity_at = timezone.now()
+    room.save(update_fields=["last_activity_at"])
+    expires = _expiry_time(room)
+    transaction.on_commit(lambda: live.touch_expiry(room.code, expires))
+
+
+def _seat_for_code(room: Room, return_code: str) -> Seat | None:
+    digest = codes.hash_return_code(return_code)
+    return room.seats.filter(return_code_hash=digest).first()
+
+
+# --- rooms and seats --------------------------------------------------------------------------
+
+def create_room(*, game: str, seat_count: int, options: dict | None, host_name: str, user=None) -> SeatTicket:
+    try:
+        spec = registry.get(game)
+    except KeyError:
+        raise ServiceError("no_such_game", _("There is no such game.")) from None
+    if not isinstance(seat_count, int) or not spec.min_seats <= seat_count <= spec.max_seats:
+        raise ServiceError(
+            "bad_seats",
+            _("%(game)s takes %(low)d to %(high)d seats.")
+            % {"game": spec.name, "low": spec.min_seats, "high": spec.max_seats},
+        )
+    try:
+        cleaned = spec.clean_options(options)
+    except ValueError as error:
+        raise ServiceError("bad_options", str(error)) from None
+    name = _clean_name(host_name)
+    for _attempt in range(20):
+        try:
+            with transaction.atomic():
+                code = codes.new_room_code()
+                if Game.objects.filter(room_code=code).exists():
+                    continue  # codes of expired rooms stay with their public records
+                room = Room.objects.create(
+                    code=code, game=game, seat_count=seat_count, options=cleaned, last_activity_at=timezone.now()
+                )
+                Seat.objects.bulk_create(Seat(room=room, index=i) for i in range(seat_count))
+                _new_game(room)
+                ticket = _take_seat(room, room.seats.get(index=0), name=name, user=user)
+                _touch(room)
+                return ticket
+        except IntegrityError:
+            continue
+    raise ServiceError("busy", _("Could not find a free room code; please try again."))  # pragma: no cover
+
+
+def _take_seat(room: Room, seat: Seat, *, name: str, user) -> SeatTicket:
+    return_code = codes.new_return_code()
+    seat.name = name
+    seat.user = user if user is not None and user.is_authenticated else None
+    seat.return_code_hash = codes.hash_return_code(return_code)
+    seat.joined_at = timezone.now()
+    seat.save()
+    transaction.on_commit(lambda: broadcast.room_changed(room.code))
+    return SeatTicket(room.code, seat.index, return_code)
+
+
+def join_room(*, room_code: str, name: str, user=None) -> SeatTicket:
+    """Take the first free seat. A signed-in player who already sits here gets that seat back."""
+    with transaction.atomic():
+        room = _room_for_update(room_code)
+        if user is not None and user.is_authenticated:
+            mine = room.seats.filter(user=user).first()
+            if mine is not None:
+                return SeatTicket(room.code, mine.index, None)
+        name = _clean_name(name)
+        free = room.seats.filter(is_bot=False, return_code_hash="").order_by("index").first()
+        if free is None or _current_game(room).status != Game.Status.LOBBY:
+            raise ServiceError("room_full", _("Every seat in this room is taken."))
+        return _take_seat(room, free, name=name, user=user)
+
+
+def seat_by_return_code(*, return_code: str) -> Seat:
+    """The seat a personal return code belongs to, from any room."""
+    digest = codes.hash_return_code(return_code)
+    seat = Seat.objects.select_related("room").filter(return_code_hash=digest).first()
+    if seat is None or len(codes.normalize(return_code)) != codes.RETURN_CODE_LENGTH:
+        raise ServiceError("bad_return_code", _("That return code does not match any seat."))
+    return seat
+
+
+def link_seat_to_user(*, seat_id: int, user) -> None:
+    """A signed-in player who returns with a code keeps the seat in My games too."""
+    if user is not None and user.is_authenticated:
+        Seat.objects.filter(pk=seat_id, user__isnull=True).update(user=user)
+
+
+def set_client_seed(*, room_code: str, seat: int, value: str) -> None:
+    if not isinstance(value, str) or not fairness.is_valid_client_seed(value):
+        raise ServiceError("bad_client_seed", _("A client seed is 1 to 64 letters, digits, '-' or '_'."))
+    with transaction.atomic():
+        room = _room_for_update(room_code)
+        game = _current_game(room, lock=True)
+        if game.status != Game.Status.LOBBY:
+            raise ServiceError("game_started", _("Client seeds can only change before the game starts."))
+        seat_row = room.seats.get(index=seat)
+        if seat_row.is_bot:
+            raise ServiceError("bot_seat", _("Bots contribute no client seed."))
+        game.client_seeds = {**game.client_seeds, str(seat): value}
+        game.save(update_fields=["client_seeds"])
+        transaction.on_commit(lambda: broadcast.room_changed(room.code))
+
+
+def start_game(*, room_code: str, seat: int | None) -> Game:
+    """The host (seat 1, index 0) starts; empty seats get bots. seat=None: the platform itself."""
+    with transaction.atomic():
+        room = _room_for_update(room_code)
+        if seat is not None and seat != 0:
+            raise ServiceError("not_host", _("Only the host can start the game."))
+        game = _current_game(room, lock=True)
+        if game.status != Game.Status.LOBBY:
+            raise ServiceError("game_started", _("This game has already started."))
+        seats = list(room.seats.order_by("index"))
+        for row in seats:
+            if not row.is_taken:
+                row.is_bot = True
+                row.bot_level = "strong"
+                row.name = ""
+                row.save(update_fields=["is_bot", "bot_level", "name"])
+        spec = registry.get(room.game)
+        game.players = [{"name": row.name, "bot": row.is_bot} for row in seats]
+        game.client_seeds = {k: v for k, v in game.client_seeds.items() if not seats[int(k)].is_bot}
+        game.state = spec.engine.setup(len(seats), game.options, _rng(game))
+        game.status = Game.Status.PLAYING
+        game.started_at = timezone.now()
+        game.seq = 0
+        game.prompts = {}
+        after = _advance(game, spec, previous_to_act=[], acted=None)
+        game.save()
+        _touch(room)
+        transaction.on_commit(lambda: broadcast.room_changed(room.code))
+        transaction.on_commit(lambda: broadcast.game_changed(game.pk, [{"type": "start"}]))
+        transaction.on_commit(after)
+        absent_humans = [row.index for row in seats if not row.is_bot]
+        transaction.on_commit(lambda: _schedule_grace_if_absent(room.code, absent_humans))
+        return game
+
+
+def play_again(*, room_code: str, seat: int) -> Game:
+    """The next game in the same room: it waits in the lobby, with its fingerprint published, from
+    the moment the previous one ended; every seat is kept."""
+    return start_game(room_code=room_code, seat=seat)
+
+
+# --- moves ------------------------------------------------------------------------------------
+
+def _pending(game: Game, spec) -> list[int]:
+    if game.status != Game.Status.PLAYING:
+        return []
+    return list(spec.engine.to_act(game.state))
+
+
+def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None):
+    """Update prompts and the countdown after the state changed; returns what to do after commit."""
+    now_acting = _pending(game, spec)
+    prompts = {k: v for k, v in game.prompts.items() if int(k) in now_acting}
+    new_prompt = False
+    for seat in now_acting:
+        if seat not in previous_to_act or seat == acted or str(seat) not in prompts:
+            prompts[str(seat)] = game.seq
+            new_prompt = True
+    game.prompts = prompts
+    outcome = spec.engine.outcome(game.state)
+    if outcome is not None:
+        game.status = Game.Status.FINISHED
+        game.result = outcome
+        game.ended_at = timezone.now()
+        game.deadline_at = None
+        game.deadline_seq = None
+        game.paused_remaining = None
+        return lambda: None
+    countdown = None
+    if new_prompt and not game.is_paused:
+        seconds = spec.decision_seconds(game.options)
+        game.deadline_at = timezone.now() + timedelta(seconds=seconds)
+        game.deadline_seq = game.seq
+        countdown = (f"turn:{game.pk}:{game.seq}", game.deadline_at.timestamp())
+    bot_turns = [] if game.is_paused else [(seat, prompts[str(seat)]) for seat in now_acting]
+    game_id = game.pk
+
+    def after_commit():
+        if countdown:
+            live.schedule(*countdown)
+        _schedule_bots(game_id, bot_turns)
+
+    return after_commit
+
+
+def _schedule_bots(game_id: int, turns: list[tuple[int, int]]) -> None:
+    """Ask the worker to play any pending decision whose seat is a bot or covered by one."""
+    if not turns:
+        return
+    covered = set(
+        Seat.objects.filter(room__games=game_id)
+        .filter(_BOT_OR_STAND_IN)
+        .values_list("index", flat=True)
+    )
+    delay = settings.WICKWISE["BOT_DELAY_SECONDS"]
+    for seat, prompt in turns:
+        if seat in covered:
+            live.schedule(f"bot:{game_id}:{seat}:{prompt}", time.time() + delay)
+
+
+def submit_move(*, room_code: str, seat: int, seq, action, by: str = Move.By.PLAYER) -> Game:
+    """Apply one decision. The move names the seq it answers: at least the seq at which this seat's
+    decision was posed and at most the current one; anything else is stale or bogus."""
+    if type(seq) is not int or seq < 0:
+        raise ServiceError("bad_seq", _("A move must name the seq it answers."))
+    with transaction.atomic():
+        room = _room_for_update(room_code)
+        game = _current_game(room, lock=True)
+        _apply_locked(room, game, seat=seat, seq=seq, action=action, by=by)
+        return game
+
+
+def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: str) -> None:
+    if game.status != Game.Status.PLAYING:
+        raise ServiceError("not_playing", _("There is no game in play."))
+    if game.is_paused:
+        raise ServiceError("paused", _("The game is paused."))
+    spec = registry.get(game.game)
+    acting = _pending(game, spec)
+    if seat not in acting:
+        raise ServiceError("not_your_turn", _("It is not your turn to decide."))
+    if seq > game.seq or seq < game.prompts.get(str(seat), 0):
+        raise ServiceError("stale_seq", _("That move answers an old position; here is the current one."))
+    try:
+        state, events = spec.engine.apply(game.state, seat, action, _rng(game))
+    except IllegalAction as error:
+        raise ServiceError(f"illegal:{error.code}", _("That move is not allowed: %(reason)s") % {
+            "reason": error.message}) from None
+    game.state = state
+    game.seq += 1
+    Move.objects.create(game=game, seq=game.seq, seat=seat, action=action, by=by)
+    after = _advance(game, spec, previous_to_act=acting, acted=seat)
+    game.save()
+    _touch(room)
+    game_id = game.pk
+    transaction.on_commit(lambda: broadcast.game_changed(game_id, events))
+    transaction.on_commit(after)
+    if game.is_over:
+        _new_game(room)
+        transaction.on_commit(lambda: broadcast.room_changed(room.code))
+
+
+def fire_countdown(*, game_id: int, seq: int) -> int:
+    """The table decides for every seat still pending on the countdown posed at `seq`.
+    Drops it when the game moved on to another countdown, is paused, or the deadline was moved."""
+    played = 0
+    room_id = Game.objects.filter(pk=game_id).values_list("room_id", flat=True).first()
+    if room_id is None:
+        return 0
+    with transaction.atomic():
+        room = Room.objects.select_for_update().get(pk=room_id)  # the room first, as every writer does
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None or game.status != Game.Status.PLAYING or game.is_paused:
+            return 0
+        if game.deadline_seq != seq or game.deadline_at is None:
+            return 0
+        if game.deadline_at > timezone.now() + timedelta(milliseconds=50):
+            # Fired early (the index was rebuilt with an older score): put it back.
+            deadline = game.deadline_at.timestamp()
+            transaction.on_commit(lambda: live.schedule(f"turn:{game_id}:{seq}", deadline))
+            return 0
+        spec = registry.get(game.game)
+        for seat in _pending(game, spec):
+            if seat not in _pending(game, spec) or game.prompts.get(str(seat), -1) > seq:
+                continue  # decided meanwhile, or a new decision with a countdown of its own
+            action = spec.engine.table_choice(game.state, seat)
+            _apply_locked(room, game, seat=seat, seq=game.seq, action=action, by=Move.By.TABLE)
+            played += 1
+    return played
+
+
+def play_bot_turn(*, game_id: int, seat: int, prompt: int, choose) -> bool:
+    """Play a bot's (or a stand-in's) pending decision. The bot sees only its seat's view; it thinks
+    outside the lock, and the move is dropped if the position moved on meanwhile."""
+    game = Game.objects.select_related("room").filter(pk=game_id).first()
+    if game is None or game.room is None or game.status != Game.Status.PLAYING or game.is_paused:
+        return False
+    if game.prompts.get(str(seat)) != prompt:
+        return False
+    seat_row = game.room.seats.get(index=seat)
+    if not (seat_row.is_bot or seat_row.stand_in):
+        return False
+    spec = registry.get(game.game)
+    action = choose(game.game, spec.engine.view(game.state, seat), seat_row.bot_level or "strong")
+    by = Move.By.BOT if seat_row.is_bot else Move.By.STAND_IN
+    try:
+        with transaction.atomic():
+            room = _room_for_update(game.room.code)
+            locked = _current_game(room, lock=True)
+            if locked.pk != game.pk or locked.prompts.get(str(seat)) != prompt:
+                return False
+            if not room.seats.filter(index=seat).filter(_BOT_OR_STAND_IN).exists():
+                return False
+            _apply_locked(room, locked, seat=seat, seq=locked.seq, action=action, by=by)
+    except ServiceError as error:
+        log.warning("bot move for game %s seat %s refused: %s", game_id, seat, error.code)
+        return False
+    return True
+
+
+# --- presence, grace and stand-ins --------------------------------------------------------------
+
+def _schedule_grace_if_absent(room_code: str, seats: list[int]) -> None:
+    connected = live.connected_seats(room_code)
+    at = time.time() + settings.WICKWISE["GRACE_SECONDS"]
+    for seat in seats:
+        if seat not in connected:
+            live.schedule(f"grace:{room_code}:{seat}", at)
+
+
+def seat_connected(*, room_code: str, seat: int, channel: str) -> None:
+    live.presence_join(room_code, seat, channel)
+    live.cancel(f"grace:{room_code}:{seat}")
+    with transaction.atomic():
+        row = Seat.objects.select_for_update().filter(room__code=room_code, index=seat).first()
+        if row is not None and row.stand_in:
+            # The player takes over from the next decision; a bot move already claimed may still land.
+            row.stand_in = False
+            row.save(update_fields=["stand_in"])
+    broadcast.room_changed(room_code)
+
+
+def seat_disconnected(*, room_code: str, seat: int, channel: str) -> None:
+    live.presence_leave(room_code, seat, channel)
+    if seat not in live.connected_seats(room_code):
+        live.schedule(f"grace:{room_code}:{seat}", time.time() + settings.WICKWISE["GRACE_SECONDS"])
+    broadcast.room_changed(room_code)
+
+
+def fire_grace(*, room_code: str, seat: int) -> bool:
+    """The grace period ran out: if the player is still away, a bot plays for the seat."""
+    if seat in live.connected_seats(room_code):
+        return False
+    with transaction.atomic():
+        row = Seat.objects.select_for_update().select_related("room").filter(room__code=room_code, index=seat).first()
+        if row is None or row.is_bot or row.stand_in or not row.return_code_hash:
+            return False
+        game = _current_game(row.room)
+        if game.status != Game.Status.PLAYING:
+            return False
+        row.stand_in = True
+        row.save(update_fields=["stand_in"])
+        pending = game.prompts.get(str(seat))
+        game_id = game.pk
+        transaction.on_commit(lambda: broadcast.room_changed(room_code))
+        if pending is not None:
+            transaction.on_commit(lambda: _schedule_bots(game_id, [(seat, pending)]))
+    return True
+
+
+# --- pause, end, expiry -----------------------------------------------------------------------
+
+def pause_game(*, game_id: int) -> None:
+    """Freeze the countdown: the deadline leaves the index and what was left is kept."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if game.status != Game.Status.PLAYING or game.is_paused:
+            raise ServiceError("cannot_pause", _("Only a game in play that is not paused can be paused."))
+        left = 0.0
+        if game.deadline_at is not None:
+            left = max(0.0, (game.deadline_at - timezone.now()).total_seconds())
+            member = f"turn:{game.pk}:{game.deadline_seq}"
+            transaction.on_commit(lambda: live.cancel(member))
+        game.paused_remaining = left
+        game.deadline_at = None
+        game.save(update_fields=["paused_remaining", "deadline_at"])
+        transaction.on_commit(lambda: broadcast.game_changed(game_id, [{"type": "paused"}]))
+
+
+def resume_game(*, game_id: int) -> None:
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if not game.is_paused:
+            raise ServiceError("not_paused", _("The game is not paused."))
+        spec = registry.get(game.game)
+        left = game.paused_remaining
+        game.paused_remaining = None
+        if game.deadline_seq is not None:
+            game.deadline_at = timezone.now() + timedelta(seconds=left)
+            member, at = f"turn:{game.pk}:{game.deadline_seq}", game.deadline_at.timestamp()
+            transaction.on_commit(lambda: live.schedule(member, at))
+        game.save(update_fields=["paused_remaining", "deadline_at"])
+        turns = [(seat, game.prompts[str(seat)]) for seat in _pending(game, spec) if str(seat) in game.prompts]
+        transaction.on_commit(lambda: _schedule_bots(game_id, turns))
+        transaction.on_commit(lambda: broadcast.game_changed(game_id, [{"type": "resumed"}]))
+
+
+def end_game(*, game_id: int, reason: str) -> None:
+    """End a game early (an admin, or the room expiring); the seed is revealed all the same."""
+    room_id = Game.objects.filter(pk=game_id).values_list("room_id", flat=True).first()
+    with transaction.atomic():
+        room = Room.objects.select_for_update().filter(pk=room_id).first() if room_id else None
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if game.is_over:
+            return
+        game.status = Game.Status.ENDED
+        game.end_reason = reason
+        game.ended_at = timezone.now()
+        game.deadline_at = None
+        game.paused_remaining = None
+        game.save()
+        if room is not None and game.started_at is not None:
+            _new_game(room)
+        transaction.on_commit(lambda: broadcast.game_changed(game_id, [{"type": "ended", "reason": reason}]))
+        if room is not None:
+            transaction.on_commit(lambda: broadcast.room_changed(room.code))
+
+
+def expire_room(*, room_code: str, now=None) -> bool:
+    """Delete a room idle for the room lifetime; its games keep their public records."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        room = Room.objects.select_for_update().filter(code=room_code).first()
+        if room is None:
+            return False
+        if _expiry_time(room) > now.timestamp():
+            expires = _expiry_time(room)
+            transaction.on_commit(lambda: live.touch_expiry(room_code, expires))
+            return False
+        for game in Game.objects.select_for_update().filter(room=room):
+            if not game.is_over:
+                game.status = Game.Status.ENDED
+                game.end_reason = "expired"
+                game.ended_at = now
+                game.deadline_at = None
+                game.paused_remaining = None
+            game.room = None
+            game.save()
+        room.delete()
+        transaction.on_commit(lambda: live.flush_room(room_code))
+    return True
+
+
+def rebuild_live_index() -> dict:
+    """Put every deadline, bot turn and room expiry back into Redis from the database."""
+    counts = {"countdowns": 0, "bots": 0, "rooms": 0}
+    for room in Room.objects.all().iterator():
+        live.touch_expiry(room.code, _expiry_time(room))
+        counts["rooms"] += 1
+    playing = Game.objects.filter(status=Game.Status.PLAYING, room__isnull=False).select_related("room")
+    for game in playing.iterator():
+        if game.deadline_at is not None and game.deadline_seq is not None and not game.is_paused:
+            live.schedule(f"turn:{game.pk}:{game.deadline_seq}", game.deadline_at.timestamp())
+            counts["countdowns"] += 1
+        if not game.is_paused:
+            turns = [(int(seat), prompt) for seat, prompt in game.prompts.items()]
+            _schedule_bots(game.pk, turns)
+            counts["bots"] += len(turns)
+        # Absent players whose grace timer was lost with Redis get a new one.
+        connected = live.connected_seats(game.room_code)
+        at = time.time() + settings.WICKWISE["GRACE_SECONDS"]
+        for seat in game.room.seats.filter(is_bot=False, stand_in=False).exclude(return_code_hash=""):
+            if seat.index not in connected:
+                live.schedule(f"grace:{game.room_code}:{seat.index}", at, keep_existing=True)
+    return counts
+
+
+def link_remembered_seats(*, session, user) -> int:
+    """After sign-up or log-in, seats this browser holds as a guest join the account's My games."""
+    from rooms.identity import SESSION_KEY
+
+    linked = 0
+    for code, claim in session.get(SESSION_KEY, {}).items():
+        linked += Seat.objects.filter(
+            room__code=code, index=claim[0], return_code_hash=claim[1], user__isnull=True
+        ).update(user=user)
+    return linked

@@ -1,0 +1,113 @@
+"""What a room and its game look like to one seat: the JSON that snapshots and updates carry.
+
+Everything seat-specific comes from the engine's `view`; the rest here is public.
+"""
+
+from __future__ import annotations
+
+from games import registry
+from rooms import live
+from rooms.models import Game, Room
+
+
+def shown_game(room: Room) -> Game | None:
+    """The game the table shows: the latest one that started, or the lobby game before the first."""
+    games = list(Game.objects.filter(room=room).order_by("-number")[:2])
+    if not games:
+        return None
+    latest = games[0]
+    if latest.status == Game.Status.LOBBY and len(games) > 1:
+        return games[1]
+    return latest
+
+
+def next_game(room: Room) -> Game | None:
+    latest = Game.objects.filter(room=room).order_by("-number").first()
+    if latest is not None and latest.status == Game.Status.LOBBY:
+        return latest
+    return None
+
+
+def public_room(room: Room, connected: set[int] | None = None) -> dict:
+    if connected is None:
+        connected = live.connected_seats(room.code)
+    upcoming = next_game(room)
+    return {
+        "code": room.code,
+        "game": room.game,
+        "seat_count": room.seat_count,
+        "options": room.options,
+        "host": 0,
+        "seats": [
+            {
+                "index": seat.index,
+                "name": seat.name,
+                "bot": seat.is_bot,
+                "taken": seat.is_taken,
+                "stand_in": seat.stand_in,
+                "connected": seat.index in connected,
+                "client_seed": bool(upcoming and str(seat.index) in upcoming.client_seeds),
+            }
+            for seat in room.seats.order_by("index")
+        ],
+        "next_game": None if upcoming is None else {
+            "number": upcoming.number,
+            "fingerprint": upcoming.fingerprint,
+        },
+    }
+
+
+def public_game(game: Game) -> dict:
+    over = game.is_over
+    return {
+        "number": game.number,
+        "game": game.game,
+        "status": game.status,
+        "seq": game.seq,
+        "fingerprint": game.fingerprint,
+        "seed": game.seed if over else None,  # never before the game is over
+        "client_seeds": game.client_seed_list() if game.status != Game.Status.LOBBY else None,
+        "players": game.players,
+        "deadline": game.deadline_at.timestamp() if game.deadline_at else None,
+        "paused_remaining": game.paused_remaining,
+        "result": game.result,
+        "end_reason": game.end_reason,
+        "decision_seconds": registry.get(game.game).decision_seconds(game.options),
+        "to_act": sorted(int(s) for s in game.prompts) if game.status == Game.Status.PLAYING else [],
+    }
+
+
+def seat_view(game: Game, seat: int | None) -> dict | None:
+    if game.state is None:
+        return None
+    return registry.get(game.game).engine.view(game.state, seat)
+
+
+def visible_events(events: list[dict], seat: int | None) -> list[dict]:
+    """Events marked `only` go to that seat alone."""
+    return [e for e in events if "only" not in e or e["only"] == seat]
+
+
+def public_record(game: Game) -> dict:
+    """The verifiable record: enough to rebuild the deal and replay every move once it is over."""
+    over = game.is_over
+    return {
+        "format": "wickwise-record/1",
+        "game": game.game,
+        "room_code": game.room_code,
+        "number": game.number,
+        "status": game.status,
+        "options": game.options,
+        "players": game.players,
+        "fingerprint": game.fingerprint,
+        "seed": game.seed if over else None,
+        "client_seeds": game.client_seed_list() if game.status != Game.Status.LOBBY else None,
+        "moves": [
+            {"seq": m.seq, "seat": m.seat, "action": m.action, "by": m.by}
+            for m in game.moves.order_by("seq")
+        ] if over else None,
+        "result": game.result,
+        "end_reason": game.end_reason,
+        "started_at": game.started_at.isoformat() if game.started_at else None,
+        "ended_at": game.ended_at.isoformat() if game.ended_at else None,
+    }

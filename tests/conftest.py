@@ -1,0 +1,125 @@
+"""Shared fixtures: a clean slice of the real Redis for every test, and the live site in subprocesses."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# Playwright's sync API runs an event loop in the test thread; the ORM calls made there are safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def _flush_prefix():
+    from django.conf import settings
+
+    from rooms import live
+
+    client = live.client()
+    keys = list(client.scan_iter(match=settings.REDIS_PREFIX + "*", count=1000))
+    if keys:
+        client.delete(*keys)
+
+
+@pytest.fixture(autouse=True)
+def clean_redis():
+    """Every test starts with none of this suite's keys in Redis."""
+    _flush_prefix()
+    yield
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LiveSite:
+    """daphne and a worker in other processes, on the test database and the test Redis prefix."""
+
+    def __init__(self, *, workers: int = 1, env: dict | None = None):
+        from django.conf import settings
+        from django.db import connection
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}"
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
+            "WICKWISE_TEST_DB_NAME": str(connection.settings_dict["NAME"]),
+            "REDIS_URL": settings.REDIS_URL,
+            "REDIS_PREFIX": settings.REDIS_PREFIX,
+            "PYTHONUNBUFFERED": "1",
+            **(env or {}),
+        }
+        self.logs = ROOT / "var" / "test-logs"
+        self.logs.mkdir(parents=True, exist_ok=True)
+        self.server = self._spawn(
+            "daphne",
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port),
+             "--websocket-max-message-size", "8192", "config.asgi:application"],
+        )
+        self.workers = [self.start_worker() for _ in range(workers)]
+        self._wait_ready()
+
+    def _spawn(self, name: str, command: list[str]) -> subprocess.Popen:
+        log = open(self.logs / f"{name}-{self.port}-{time.time_ns()}.log", "w")  # noqa: SIM115
+        return subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+
+    def start_worker(self) -> subprocess.Popen:
+        return self._spawn("worker", [sys.executable, "manage.py", "worker"])
+
+    def _wait_ready(self):
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if self.server.poll() is not None:
+                raise RuntimeError("daphne exited early; see var/test-logs")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("daphne did not start in time")
+
+    def stop_worker(self, worker: subprocess.Popen):
+        worker.terminate()
+        worker.wait(timeout=10)
+        self.workers.remove(worker)
+
+    def stop(self):
+        for process in [self.server, *self.workers]:
+            if process.poll() is None:
+                process.terminate()
+        for process in [self.server, *self.workers]:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+@pytest.fixture
+def live_site(transactional_db):
+    site = LiveSite()
+    yield site
+    site.stop()
+
+
+@pytest.fixture
+def live_site_factory(transactional_db):
+    sites = []
+
+    def make(**kwargs) -> LiveSite:
+        site = LiveSite(**kwargs)
+        sites.append(site)
+        return site
+
+    yield make
+    for site in sites:
+        site.stop()
