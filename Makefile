@@ -10,6 +10,7 @@ run: setup migrate
 	$(PY) scripts/run.py
 
 test: setup
+	$(VENV)/bin/ruff check .
 	$(PY) scripts/test.py
 
 setup: $(STAMP) translations

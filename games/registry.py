@@ -70,8 +70,9 @@ def all_games() -> list[GameSpec]:
 
 def _load() -> None:
     if not _GAMES:
-        from django.conf import settings
         from importlib import import_module
+
+        from django.conf import settings
 
         for slug in settings.WICKWISE_GAMES:
             import_module(f"games.{slug}.spec")
