@@ -21,6 +21,24 @@ from rooms.models import Room
 CLIENT_TYPES = {"move", "sync", "ping", "auth", "client_seed", "start", "play_again"}
 
 
+def _run_service(function, /, **kwargs):
+    """Run a service in a database thread; what it broadcasts is returned to be sent from the loop."""
+    with broadcast.collecting() as box:
+        result = function(**kwargs)
+    return result, box
+
+
+# Services for different rooms run in parallel threads (each with its own database connection); the
+# room's row lock orders moves within a room.
+_in_thread = database_sync_to_async(_run_service, thread_sensitive=False)
+
+
+async def call_service(function, /, **kwargs):
+    result, box = await _in_thread(function, **kwargs)
+    await broadcast.flush(box)
+    return result
+
+
 class RoomConsumer(AsyncWebsocketConsumer):
     room_code: str
     seat: int | None = None
@@ -42,8 +60,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         if self.seat is not None:
-            await database_sync_to_async(services.seat_disconnected)(
-                room_code=self.room_code, seat=self.seat, channel=self.channel_name
+            await call_service(
+                services.seat_disconnected, room_code=self.room_code, seat=self.seat, channel=self.channel_name
             )
         elif getattr(self, "groups_joined", None):
             await database_sync_to_async(live.presence_leave)(self.room_code, None, self.channel_name)
@@ -52,14 +70,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """Join the groups for `seat` (None: a spectator), mark presence, send a snapshot."""
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
-        self.groups_joined = [broadcast.room_group(self.room_code), broadcast.seat_group(self.room_code, seat)]
+        self.groups_joined = [broadcast.room_group(self.room_code)]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         self.seat = seat
         if seat is not None:
-            await database_sync_to_async(services.seat_connected)(
-                room_code=self.room_code, seat=seat, channel=self.channel_name
-            )
+            await call_service(services.seat_connected, room_code=self.room_code, seat=seat, channel=self.channel_name)
         else:
             await database_sync_to_async(live.presence_join)(self.room_code, None, self.channel_name)
         await self._send_snapshot()
@@ -117,34 +133,38 @@ class RoomConsumer(AsyncWebsocketConsumer):
         code = message.get("return_code")
         if not isinstance(code, str) or len(code) > 64:
             raise services.ServiceError("bad_return_code", _("That return code does not match any seat."))
-        seat = await database_sync_to_async(services.seat_by_return_code)(return_code=code)
+        seat = await call_service(services.seat_by_return_code, return_code=code)
         if seat.room.code != self.room_code:
             raise services.ServiceError("bad_return_code", _("That return code does not match any seat."))
         if self.seat is not None and self.seat != seat.index:
-            await database_sync_to_async(services.seat_disconnected)(
-                room_code=self.room_code, seat=self.seat, channel=self.channel_name
+            await call_service(
+                services.seat_disconnected, room_code=self.room_code, seat=self.seat, channel=self.channel_name
             )
         await self._take_place(seat.index)
 
     async def on_move(self, message):
         self._need_seat()
-        await database_sync_to_async(services.submit_move)(
-            room_code=self.room_code, seat=self.seat, seq=message.get("seq"), action=message.get("action")
+        await call_service(
+            services.submit_move,
+            room_code=self.room_code,
+            seat=self.seat,
+            seq=message.get("seq"),
+            action=message.get("action"),
         )
 
     async def on_client_seed(self, message):
         self._need_seat()
-        await database_sync_to_async(services.set_client_seed)(
-            room_code=self.room_code, seat=self.seat, value=message.get("value")
+        await call_service(
+            services.set_client_seed, room_code=self.room_code, seat=self.seat, value=message.get("value")
         )
 
     async def on_start(self, message):
         self._need_seat()
-        await database_sync_to_async(services.start_game)(room_code=self.room_code, seat=self.seat)
+        await call_service(services.start_game, room_code=self.room_code, seat=self.seat)
 
     async def on_play_again(self, message):
         self._need_seat()
-        await database_sync_to_async(services.play_again)(room_code=self.room_code, seat=self.seat)
+        await call_service(services.play_again, room_code=self.room_code, seat=self.seat)
 
     # --- to the client ------------------------------------------------------------------------
 
@@ -179,9 +199,14 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._send_json({"type": "room", "room": event["room"]})
 
     async def game_update(self, event):
+        view, events = broadcast.for_seat(event, self.seat)
         await self._send_json(
-            {"type": "update", "seq": event["seq"], "game": event["game"], "events": event["events"],
-             "view": event["view"], "server_time": time.time()}
+            {
+                "type": "update",
+                "seq": event["seq"],
+                "game": event["game"],
+                "events": events,
+                "view": view,
+                "server_time": time.time(),
+            }
         )
-
-

@@ -340,8 +340,7 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
     after = _advance(game, spec, previous_to_act=acting, acted=seat)
     game.save()
     _touch(room)
-    game_id = game.pk
-    transaction.on_commit(lambda: broadcast.game_changed(game_id, events))
+    transaction.on_commit(broadcast.prepare_game_update(game, events))
     transaction.on_commit(after)
     if game.is_over:
         _new_game(room)

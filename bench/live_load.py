@@ -1,0 +1,237 @@
+"""Live-play load: many WebSocket clients in rooms of four playing candles on one daphne and one worker.
+
+    python bench/live_load.py --clients 200 [--games 2] [--echo-messages 30]
+
+Prints decisions per second and the time from a move being sent to every seat of its room receiving the
+update (p50, p99), next to a bare Channels echo consumer's round trip measured on the same server in the
+same run with the same number of clients. Uses DATABASE_URL if set, else a fresh SQLite file in var/bench/,
+and a Redis at REDIS_URL (started locally when none answers). Clients act as soon as they may, like bots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from websockets.asyncio.client import connect  # noqa: E402
+
+from scripts.localredis import started_redis  # noqa: E402
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """daphne + one worker on a fresh database, with the echo baseline mounted."""
+
+    def __init__(self, redis_url: str):
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        workdir = ROOT / "var" / "bench"
+        shutil.rmtree(workdir, ignore_errors=True)
+        workdir.mkdir(parents=True)
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.base",
+            "DATABASE_URL": os.environ.get("DATABASE_URL", f"sqlite:///{workdir / 'bench.sqlite3'}"),
+            "REDIS_URL": redis_url,
+            "REDIS_PREFIX": f"wwbench{os.getpid()}:",
+            "DEBUG": "false",
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "WICKWISE_BENCH_ECHO": "1",
+            "WICKWISE_BOT_DELAY_SECONDS": "0",
+            "LOG_LEVEL": "WARNING",
+        }
+        subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=self.env, check=True)
+        self.logs = open(workdir / "server.log", "w")  # noqa: SIM115
+        self.processes = [
+            subprocess.Popen(
+                [sys.executable, "-m", "daphne", "-v", "0", "-b", "127.0.0.1", "-p", str(self.port),
+                 "--websocket-max-message-size", "8192", "config.asgi:application"],
+                cwd=ROOT, env=self.env, stdout=self.logs, stderr=subprocess.STDOUT),
+            subprocess.Popen([sys.executable, "manage.py", "worker"], cwd=ROOT, env=self.env,
+                             stdout=self.logs, stderr=subprocess.STDOUT),
+        ]
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("daphne did not start")
+
+    def post(self, path: str, body: dict) -> dict:
+        request = urllib.request.Request(
+            self.base + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())
+
+    def socket(self, path: str):
+        return connect(f"ws://127.0.0.1:{self.port}{path}", origin=self.base, max_size=2**20)
+
+    def stop(self):
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        self.logs.close()
+
+
+async def echo_phase(server: Server, clients: int, messages: int) -> list[float]:
+    rtts: list[float] = []
+
+    async def one(index: int):
+        async with server.socket("/ws/echo/") as ws:
+            await asyncio.sleep(random.random() * 0.5)
+            for n in range(messages):
+                sent = time.perf_counter()
+                await ws.send(json.dumps({"type": "echo", "n": n, "client": index}))
+                await ws.recv()
+                rtts.append(time.perf_counter() - sent)
+                await asyncio.sleep(random.random() * 0.2)
+
+    await asyncio.gather(*(one(i) for i in range(clients)))
+    return rtts
+
+
+class Room:
+    """Four clients in one room; records when each move was sent and when each seat saw it."""
+
+    def __init__(self, server: Server, games: int):
+        self.server = server
+        self.games = games
+        self.sent: dict[tuple, float] = {}
+        self.seen: dict[tuple, list[float]] = {}
+        self.moves = 0
+        self.done = asyncio.Event()
+
+    async def setup(self):
+        host = self.server.post("/api/rooms/", {"game": "candles", "seats": 4, "name": "host"})
+        self.code = host["room"]
+        self.tickets = [host] + [self.server.post(f"/api/rooms/{self.code}/join/", {"name": f"p{i}"})
+                                 for i in range(1, 4)]
+
+    async def play(self):
+        await asyncio.gather(*(self._seat(ticket) for ticket in self.tickets))
+
+    async def _seat(self, ticket: dict):
+        seat = ticket["seat"]
+        acted: set[tuple] = set()
+        async with self.server.socket(ticket["socket"]) as ws:
+            await ws.send(json.dumps({"type": "auth", "return_code": ticket["return_code"]}))
+            started = False
+            finished_games = 0
+            async for raw in ws:
+                now = time.perf_counter()
+                message = json.loads(raw)
+                kind = message["type"]
+                if kind == "error":
+                    continue
+                if kind == "snapshot" and seat == 0 and not started:
+                    started = True
+                    await ws.send(json.dumps({"type": "start"}))
+                if kind not in ("snapshot", "update") or message.get("game") is None:
+                    continue
+                game, view = message["game"], message["view"]
+                events = message.get("events", [])
+                reveal = [e["round"] for e in events if e["type"] == "reveal"]
+                round_ = reveal[0] if reveal else (view or {}).get("round")
+                for event in events:
+                    if event["type"] == "picked":
+                        self.seen.setdefault((game["number"], event["seat"], round_), []).append(now)
+                if game["status"] in ("finished", "ended"):
+                    if kind == "update" and game["number"] > finished_games:
+                        finished_games = game["number"]
+                        if finished_games >= self.games:
+                            self.done.set()
+                            return
+                        if seat == 0:
+                            await ws.send(json.dumps({"type": "play_again"}))
+                    continue
+                if game["status"] != "playing" or seat not in game["to_act"] or view.get("my_pick") is not None:
+                    continue
+                key = (game["number"], view["round"])
+                if key in acted:
+                    continue
+                acted.add(key)
+                self.sent[(game["number"], seat, view["round"])] = time.perf_counter()
+                self.moves += 1
+                await ws.send(json.dumps({"type": "move", "seq": message["seq"],
+                                          "action": {"type": "play", "candle": random.choice(view["hand"])}}))
+
+    def latencies(self) -> list[float]:
+        """Move sent -> the last of the four seats received the update naming it."""
+        return [max(self.seen[key]) - sent for key, sent in self.sent.items() if len(self.seen.get(key, ())) == 4]
+
+
+async def game_phase(server: Server, clients: int, games: int) -> tuple[list[float], int, float]:
+    rooms = [Room(server, games) for _ in range(clients // 4)]
+    for room in rooms:
+        await room.setup()
+    started = time.perf_counter()
+    await asyncio.wait_for(asyncio.gather(*(room.play() for room in rooms)), timeout=600)
+    elapsed = time.perf_counter() - started
+    latencies = [value for room in rooms for value in room.latencies()]
+    return latencies, sum(room.moves for room in rooms), elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--clients", type=int, default=200)
+    parser.add_argument("--games", type=int, default=2, help="games each room plays")
+    parser.add_argument("--echo-messages", type=int, default=30, help="echo round trips per client")
+    args = parser.parse_args()
+    if args.clients < 4 or args.clients % 4:
+        parser.error("--clients must be a multiple of 4")
+    with started_redis() as redis_url:
+        server = Server(redis_url)
+        try:
+            echo = asyncio.run(echo_phase(server, args.clients, args.echo_messages))
+            latencies, moves, elapsed = asyncio.run(game_phase(server, args.clients, args.games))
+        finally:
+            server.stop()
+    ms = 1000.0
+    database = "PostgreSQL" if server.env["DATABASE_URL"].startswith("postgres") else "SQLite"
+    print(f"live play: {args.clients} clients in {args.clients // 4} rooms of four, {args.games} games each, "
+          f"one daphne + one worker, {database}")
+    print(f"  decisions per second      {moves / elapsed:8.1f}   ({moves} moves in {elapsed:.1f} s)")
+    print(f"  move -> every seat  p50   {statistics.median(latencies) * ms:8.2f} ms   "
+          f"p99 {percentile(latencies, 99) * ms:8.2f} ms   (n={len(latencies)})")
+    print(f"  echo round trip     p50   {statistics.median(echo) * ms:8.2f} ms   "
+          f"p99 {percentile(echo, 99) * ms:8.2f} ms   (n={len(echo)})")
+    print(f"  ratio p99 move / echo     {percentile(latencies, 99) / percentile(echo, 99):8.2f}   (target <= 2)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
