@@ -194,22 +194,44 @@ class Room:
         return [max(self.seen[key]) - sent for key, sent in self.sent.items() if len(self.seen.get(key, ())) == 4]
 
 
-async def game_phase(server: Server, clients: int, games: int) -> tuple[list[float], int, float]:
+async def echo_while(server: Server, clients: int, stop: asyncio.Event) -> list[float]:
+    """Echo round trips measured while the games run: the baseline under the same load."""
+    rtts: list[float] = []
+
+    async def one():
+        async with server.socket("/ws/echo/") as ws:
+            while not stop.is_set():
+                sent = time.perf_counter()
+                await ws.send('{"type":"echo"}')
+                await ws.recv()
+                rtts.append(time.perf_counter() - sent)
+                await asyncio.sleep(0.05 + random.random() * 0.2)
+
+    await asyncio.gather(*(one() for _ in range(clients)))
+    return rtts
+
+
+async def game_phase(server: Server, clients: int, games: int, echo_clients: int):
     rooms = [Room(server, games) for _ in range(clients // 4)]
     for room in rooms:
         await room.setup()
+    stop = asyncio.Event()
+    echo_task = asyncio.create_task(echo_while(server, echo_clients, stop))
     started = time.perf_counter()
     await asyncio.wait_for(asyncio.gather(*(room.play() for room in rooms)), timeout=600)
     elapsed = time.perf_counter() - started
+    stop.set()
+    loaded_echo = await echo_task
     latencies = [value for room in rooms for value in room.latencies()]
-    return latencies, sum(room.moves for room in rooms), elapsed
+    return latencies, sum(room.moves for room in rooms), elapsed, loaded_echo
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--games", type=int, default=2, help="games each room plays")
-    parser.add_argument("--echo-messages", type=int, default=30, help="echo round trips per client")
+    parser.add_argument("--echo-messages", type=int, default=30, help="echo round trips per client, idle")
+    parser.add_argument("--echo-clients", type=int, default=20, help="echo sockets measured during the games")
     args = parser.parse_args()
     if args.clients < 4 or args.clients % 4:
         parser.error("--clients must be a multiple of 4")
@@ -217,7 +239,8 @@ def main() -> int:
         server = Server(redis_url)
         try:
             echo = asyncio.run(echo_phase(server, args.clients, args.echo_messages))
-            latencies, moves, elapsed = asyncio.run(game_phase(server, args.clients, args.games))
+            latencies, moves, elapsed, loaded = asyncio.run(
+                game_phase(server, args.clients, args.games, args.echo_clients))
         finally:
             server.stop()
     ms = 1000.0
@@ -227,9 +250,12 @@ def main() -> int:
     print(f"  decisions per second      {moves / elapsed:8.1f}   ({moves} moves in {elapsed:.1f} s)")
     print(f"  move -> every seat  p50   {statistics.median(latencies) * ms:8.2f} ms   "
           f"p99 {percentile(latencies, 99) * ms:8.2f} ms   (n={len(latencies)})")
-    print(f"  echo round trip     p50   {statistics.median(echo) * ms:8.2f} ms   "
-          f"p99 {percentile(echo, 99) * ms:8.2f} ms   (n={len(echo)})")
-    print(f"  ratio p99 move / echo     {percentile(latencies, 99) / percentile(echo, 99):8.2f}   (target <= 2)")
+    print(f"  echo, idle server   p50   {statistics.median(echo) * ms:8.2f} ms   "
+          f"p99 {percentile(echo, 99) * ms:8.2f} ms   (n={len(echo)}, {args.clients} sockets)")
+    print(f"  echo, during games  p50   {statistics.median(loaded) * ms:8.2f} ms   "
+          f"p99 {percentile(loaded, 99) * ms:8.2f} ms   (n={len(loaded)}, {args.echo_clients} sockets)")
+    print(f"  ratio p99 move / echo during games {percentile(latencies, 99) / percentile(loaded, 99):6.2f}   "
+          f"(idle echo: {percentile(latencies, 99) / percentile(echo, 99):.1f}; target <= 2)")
     return 0
 
 

@@ -100,8 +100,13 @@ def _expiry_time(room: Room) -> float:
     return (room.last_activity_at + timedelta(days=settings.WICKWISE["ROOM_LIFETIME_DAYS"])).timestamp()
 
 
-def _touch(room: Room) -> None:
-    room.last_activity_at = timezone.now()
+def _touch(room: Room, *, every_move: bool = False) -> None:
+    """Record activity for the 30-day expiry. Moves write it at most once a minute: the lifetime is in
+    days, and a write plus a Redis call per move is most of a move's cost under load."""
+    now = timezone.now()
+    if every_move and room.last_activity_at and now - room.last_activity_at < timedelta(minutes=1):
+        return
+    room.last_activity_at = now
     room.save(update_fields=["last_activity_at"])
     expires = _expiry_time(room)
     transaction.on_commit(lambda: live.touch_expiry(room.code, expires))
@@ -126,6 +131,8 @@ def create_room(*, game: str, seat_count: int, options: dict | None, host_name: 
             % {"game": spec.name, "low": spec.min_seats, "high": spec.max_seats},
         )
     try:
+        if options is not None and not isinstance(options, dict):  # the JSON API passes whatever it got
+            raise ValueError("options must be an object")
         cleaned = spec.clean_options(options)
     except ValueError as error:
         raise ServiceError("bad_options", str(error)) from None
@@ -339,7 +346,7 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
     Move.objects.create(game=game, seq=game.seq, seat=seat, action=action, by=by)
     after = _advance(game, spec, previous_to_act=acting, acted=seat)
     game.save()
-    _touch(room)
+    _touch(room, every_move=True)
     transaction.on_commit(broadcast.prepare_game_update(game, events))
     transaction.on_commit(after)
     if game.is_over:
