@@ -3,7 +3,7 @@
 import os
 
 from .base import *  # noqa: F401,F403
-from .base import CHANNEL_LAYERS, DATABASES, WICKWISE
+from .base import BASE_DIR, CHANNEL_LAYERS, DATABASES, WICKWISE
 
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -18,6 +18,9 @@ WICKWISE.update({
 # A live server started by the tests in another process uses the test database by name.
 if os.environ.get("WICKWISE_TEST_DB_NAME"):
     DATABASES["default"]["NAME"] = os.environ["WICKWISE_TEST_DB_NAME"]
+elif "TEST" in DATABASES["default"]:
+    # A file of its own per test run, so that two runs on one machine never share a SQLite file.
+    DATABASES["default"]["TEST"]["NAME"] = str(BASE_DIR / "var" / f"test-{os.getpid()}.sqlite3")
 ALLOWED_HOSTS = ["*"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

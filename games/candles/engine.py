@@ -74,14 +74,16 @@ def legal(state: dict, seat: int) -> list[dict]:
 def _check(state: dict, seat: int, action) -> int:
     if state["finished"]:
         raise IllegalAction("game_over", "the game is over")
-    if not isinstance(seat, int) or not 0 <= seat < state["seats"]:
+    if type(seat) is not int or not 0 <= seat < state["seats"]:  # not isinstance: True is no seat
         raise IllegalAction("no_such_seat", "there is no such seat")
     if state["picks"][seat] is not None:
         raise IllegalAction("already_picked", "this seat has already picked a candle this round")
     if not isinstance(action, dict) or action.get("type") != "play" or set(action) != {"type", "candle"}:
         raise IllegalAction("bad_action", 'expected {"type": "play", "candle": N}')
     candle = action["candle"]
-    if type(candle) is not int or candle not in state["hands"][seat]:
+    if type(candle) is not int:  # "37", 37.0 and True are malformed, not candles
+        raise IllegalAction("bad_action", "the candle must be a whole number")
+    if candle not in state["hands"][seat]:
         raise IllegalAction("not_in_hand", "that candle is not in your hand")
     return candle
 
@@ -139,7 +141,7 @@ def _resolve_round(state: dict) -> list[dict]:
         state["collected"][seat].extend(taken)
         placement = {"seat": seat, "candle": candle, "shelf": shelf, "how": how, "taken": taken, "wax": wax}
         placements.append(placement)
-        events.append({"type": "place", **placement})
+        events.append({"type": "place", **placement, "taken": list(taken)})  # events share nothing with state
     state["last_round"] = placements
     state["picks"] = [None] * state["seats"]
     if state["round"] == ROUNDS:
@@ -201,23 +203,75 @@ def candle_risk(shelves: list[list[int]], candle: int, others: int, unseen: set[
 
     Returns (class, wax at stake, -margin, candle): SAFE cannot collect whatever the other
     `others` seats play from the `unseen` candles, SURE collects whatever they play, MAYBE between.
+    The class is exact (every set of picks the others could make is accounted for); the stake and
+    the margin only order candles of the same class.
     """
+    outcomes = collect_outcomes(shelves, candle, others, unseen)
     shelf = target_shelf(shelves, candle)
     if shelf is None:
-        stake = shelf_wax(shelves[least_wax_shelf(shelves)])
-        anyone_lower = others > 0 and any(c < candle for c in unseen)
-        return (MAYBE if anyone_lower else SURE, stake, 0, candle)
-    end = shelves[shelf][-1]
-    free = SHELF_CAPACITY - len(shelves[shelf])
-    between = sum(1 for c in unseen if end < c < candle)
-    could_come_first = min(others, between)
-    stake = shelf_wax(shelves[shelf])
-    if free == 0:
-        return (MAYBE if could_come_first else SURE, stake, 0, candle)
-    margin = free - could_come_first
-    if margin > 0:
+        stake, margin = shelf_wax(shelves[least_wax_shelf(shelves)]), 0
+    else:
+        stake = shelf_wax(shelves[shelf])
+        free = SHELF_CAPACITY - len(shelves[shelf])
+        between = sum(1 for c in unseen if shelves[shelf][-1] < c < candle)
+        margin = free - min(others, between) if free else 0
+    if outcomes == {False}:
         return (SAFE, 0, -margin, candle)
+    if outcomes == {True}:
+        return (SURE, stake, 0, candle)
     return (MAYBE, stake, -margin, candle)
+
+
+def collect_outcomes(shelves: list[list[int]], candle: int, others: int, unseen: set[int]) -> set[bool]:
+    """Whether `candle` collects wax, for each way the other `others` seats could pick from `unseen`.
+
+    Candles go down lowest first and each becomes its shelf's end, so only the round's lowest candle
+    can be lower than every end, and later candles between two ends all join the same shelf (tipping
+    it whenever one would be the sixth). So the answer depends only on how many picks fall in each
+    gap between the shelf ends below `candle`: counting them is exact, without trying every set.
+    """
+    others = min(others, len(unseen))
+    target = target_shelf(shelves, candle)
+    if target is None:
+        # Lowest of the round: it takes a shelf. Else the lowest pick takes one, the rest pile on it.
+        below = sum(1 for c in unseen if c < candle)
+        return {lower % SHELF_CAPACITY == 0 for lower, _ in _splits((below, len(unseen) - below), others)}
+    ends = [shelf[-1] for shelf in shelves]
+    # If another seat's pick is lower than every end it goes first and takes the least-wax shelf;
+    # when that is this candle's shelf, this candle lands on the next shelf end below it instead.
+    retaken = target == least_wax_shelf(shelves)
+    lower_ends = [i for i in range(len(shelves)) if i != target and ends[i] < candle]
+    fallback = max(lower_ends, key=ends.__getitem__) if lower_ends else None
+    cuts = (min(ends), ends[fallback] if fallback is not None else min(ends), ends[target], candle)
+    regions = [0] * (len(cuts) + 1)  # unseen candles: below all ends, to fallback, to target, to candle, above
+    for c in unseen:
+        regions[sum(c > cut for cut in cuts)] += 1
+    outcomes = set()
+    for low, to_fallback, to_target, between, _ in _splits(tuple(regions), others):
+        if low and retaken and fallback is None:
+            piled = low + to_fallback + to_target + between  # all on the retaken shelf, from one candle
+        elif low and retaken:
+            piled = len(shelves[fallback]) + to_target + between
+        else:
+            piled = len(shelves[target]) + between
+        # `piled`: the candles put on its shelf before it, from the shelf's current start (or from the
+        # low candle that took it). Each sixth tips it, so this one collects on a multiple of five.
+        outcomes.add(piled % SHELF_CAPACITY == 0)
+        if len(outcomes) == 2:
+            break
+    return outcomes
+
+
+def _splits(sizes: tuple[int, ...], total: int):
+    """Every way to take `total` candles from groups of `sizes` candles: how many from each group."""
+    if not sizes:
+        if total == 0:
+            yield ()
+        return
+    rest = sum(sizes[1:])
+    for taken in range(max(0, total - rest), min(sizes[0], total) + 1):
+        for tail in _splits(sizes[1:], total - taken):
+            yield (taken, *tail)
 
 
 def unseen_candles(seen: dict) -> set[int]:

@@ -21,8 +21,10 @@ def chromium_path() -> str:
     raise RuntimeError("Chromium is not on PATH: install Debian's chromium package (.ci/run does).")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """One Chromium per test module. Playwright's sync API keeps an event loop running in this thread
+    while it is open; closing it at the end of each module lets later tests use asyncio.run."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
