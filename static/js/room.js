@@ -1,0 +1,1095 @@
+/* The live room: one WebSocket, the lobby, the seats bar, the countdown, errors, the end of a game and
+   the fairness panel. The game's own renderer (static/<game>/table.js) draws the table inside #table:
+
+     window.WickwiseGames[slug] = { scoreLabel, lowerIsBetter, mount(container, ctx) -> { update, destroy } }
+
+   room.js calls update(view, events, game) on each snapshot (events = []) and each update.
+   The protocol is in docs/protocol.md. */
+(function () {
+  "use strict";
+
+  var gettext = window.gettext || function (text) { return text; };
+  var ngettext = window.ngettext || function (one, many, n) { return n === 1 ? one : many; };
+  var interpolate = window.interpolate || function (format, values) {
+    return format.replace(/%\((\w+)\)s/g, function (_, key) { return String(values[key]); });
+  };
+
+  var configElement = document.getElementById("room-config");
+  if (!configElement) return;
+  var config = JSON.parse(configElement.textContent);
+
+  var PING_EVERY_MS = 15000;
+  var SILENCE_LIMIT_MS = 40000;       // no message for this long: the socket is dead, open a new one
+  var RETRY_BASE_MS = 500;
+  var RETRY_CAP_MS = 10000;
+  var RENDERER_WAIT_MS = 15000;
+  var SEED_RESEND_MS = 5000;
+  var SYNC_THROTTLE_MS = 1000;
+  var END_HOLD_MS = 10000;            // the longest the ranking waits for the table's last animations
+  var BUTTON_PENDING_MS = 4000;       // Start / Play again stay disabled this long waiting for an answer
+  var MAX_ALERTS = 3;
+  var CLIENT_SEED = /^[A-Za-z0-9_-]{1,64}$/;
+
+  var state = {
+    room: null,
+    game: null,
+    view: null,
+    seq: 0,
+    seat: config.seat,
+    clockOffset: 0,            // server clock minus local clock, in seconds
+    socket: null,
+    everOpened: false,
+    lost: false,
+    gone: false,
+    attempt: 0,
+    retryAt: 0,
+    retryTimer: null,
+    lastMessageAt: 0,
+    lastSyncAt: 0,
+    renderer: null,
+    rendererKey: null,
+    rendererFailed: false,
+    rendererWaitStarted: 0,
+    seedSent: null,            // {number, value, at}
+    wasToAct: false,
+    lastTickSecond: null,
+    warnedDeadline: null,
+    startPendingUntil: 0,
+    playAgainPendingUntil: 0,
+    holdEnd: false,            // the game is over but the table is still animating its last moves
+    rendererWaitTimer: null,
+  };
+
+  var Sound = window.WickwiseSound || { play: function () {}, isMuted: function () { return true; } };
+
+  function $(id) { return document.getElementById(id); }
+
+  function show(id, visible) {
+    var node = typeof id === "string" ? $(id) : id;
+    if (node) node.hidden = !visible;
+  }
+
+  function make(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = text;
+    return node;
+  }
+
+  function fillUrl(template, number) { return template.replace("{n}", String(number)); }
+
+  // --- storage that survives private browsing refusing it -----------------------------------------
+
+  var memoryStore = {};
+  function storageGet(key) {
+    try { return window.localStorage.getItem(key); } catch (error) { return memoryStore[key] || null; }
+  }
+  function storageSet(key, value) {
+    memoryStore[key] = value;
+    try { window.localStorage.setItem(key, value); } catch (error) { /* kept in memory for this page */ }
+  }
+
+  // --- live regions and alerts --------------------------------------------------------------------
+
+  function announce(text) {
+    var region = $("room-announcer");
+    if (!region || !text) return;
+    region.appendChild(make("p", null, String(text)));
+    while (region.childNodes.length > 4) region.removeChild(region.firstChild);
+  }
+
+  function showAlert(text, kind) {
+    var box = $("room-alerts");
+    if (!box) return;
+    var last = box.lastElementChild;
+    if (last && last.dataset.text === text) box.removeChild(last);  // the same words again: move them last
+    var alert = make("div", "alert" + (kind ? " " + kind : ""));
+    alert.dataset.text = text;
+    alert.appendChild(make("p", null, text));
+    var dismiss = make("button", "small");
+    dismiss.type = "button";
+    dismiss.setAttribute("aria-label", gettext("Dismiss this message"));
+    dismiss.textContent = "×";
+    dismiss.addEventListener("click", function () { dismissAlert(alert); });
+    alert.appendChild(dismiss);
+    box.appendChild(alert);
+    while (box.children.length > MAX_ALERTS) box.removeChild(box.firstElementChild);
+  }
+
+  function dismissAlert(alert) {
+    var next = alert.nextElementSibling || alert.previousElementSibling;
+    alert.remove();
+    var target = next ? next.querySelector("button") : $("main");
+    if (target) target.focus();
+  }
+
+  // --- the clock: deadlines come in server time ---------------------------------------------------
+
+  function setClock(serverTime) {
+    if (typeof serverTime === "number") state.clockOffset = serverTime - Date.now() / 1000;
+  }
+
+  function serverNow() { return Date.now() / 1000 + state.clockOffset; }
+
+  function timeLeft() {
+    var game = state.game;
+    if (!game || game.status !== "playing") return null;
+    if (game.paused_remaining !== null && game.paused_remaining !== undefined) return game.paused_remaining;
+    if (!game.deadline) return null;
+    return Math.max(0, game.deadline - serverNow());
+  }
+
+  // --- the connection -----------------------------------------------------------------------------
+
+  function socketUrl() {
+    return (window.location.protocol === "https:" ? "wss://" : "ws://") + window.location.host + config.socket;
+  }
+
+  function send(message) {
+    var socket = state.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+    try {
+      socket.send(JSON.stringify(message));
+      return true;
+    } catch (error) {
+      return false;
+    }
+  }
+
+  function connect() {
+    clearTimeout(state.retryTimer);
+    if (state.gone) return;
+    setConnection(state.lost ? "waiting" : "connecting");
+    var socket;
+    try {
+      socket = new WebSocket(socketUrl());
+    } catch (error) {
+      scheduleReconnect();
+      return;
+    }
+    state.socket = socket;
+    state.lastMessageAt = Date.now();
+    socket.onmessage = function (event) {
+      if (socket !== state.socket) return;
+      state.lastMessageAt = Date.now();
+      var message;
+      try { message = JSON.parse(event.data); } catch (error) { return; }
+      try {
+        handle(message);
+      } catch (error) {
+        if (window.console) console.error("room.js could not handle a message", message, error);
+      }
+    };
+    socket.onclose = function (event) {
+      if (socket !== state.socket) return;
+      state.socket = null;
+      if (event.code === 4404) {
+        roomGone();
+        return;
+      }
+      if (state.everOpened && !state.lost) {
+        state.lost = true;
+        announce(gettext("Connection lost. Reconnecting…"));
+      }
+      scheduleReconnect();
+    };
+    socket.onerror = function () { /* a close event follows */ };
+  }
+
+  // Exponential backoff with jitter so that a restarted server is not hit by every tab at once.
+  function scheduleReconnect() {
+    clearTimeout(state.retryTimer);
+    var ceiling = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * Math.pow(2, state.attempt));
+    var delay = ceiling / 2 + Math.random() * ceiling / 2;
+    state.attempt += 1;
+    state.retryAt = Date.now() + delay;
+    state.retryTimer = setTimeout(connect, delay);
+    setConnection("waiting");
+  }
+
+  function reconnectNow() {
+    if (state.gone) return;
+    if (state.socket && state.socket.readyState <= WebSocket.OPEN) return;
+    state.attempt = 0;
+    connect();
+  }
+
+  function dropSocket() {
+    var socket = state.socket;
+    state.socket = null;
+    if (socket) {
+      try { socket.close(); } catch (error) { /* already closing */ }
+    }
+  }
+
+  function roomGone() {
+    state.gone = true;
+    clearTimeout(state.retryTimer);
+    setConnection("gone");
+    showAlert(gettext("This room no longer exists. Reload the page to see its finished games."));
+  }
+
+  function setConnection(kind) {
+    var box = $("connection");
+    if (!box) return;
+    box.dataset.state = kind;
+    document.body.classList.toggle("room-offline", kind !== "open");  // what is shown may be stale
+    var text = {
+      connecting: gettext("Connecting…"),
+      open: gettext("Live"),
+      gone: gettext("Room closed"),
+    }[kind];
+    if (kind === "waiting") {
+      var seconds = Math.max(0, Math.ceil((state.retryAt - Date.now()) / 1000));
+      text = navigator.onLine === false
+        ? gettext("Offline: waiting for the network…")
+        : seconds > 0
+          ? interpolate(gettext("Reconnecting in %(seconds)s s…"), { seconds: seconds }, true)
+          : gettext("Reconnecting…");
+    }
+    $("connection-text").textContent = text;
+    show("connection-retry", kind === "waiting");
+  }
+
+  function keepAlive() {
+    var socket = state.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN) return;
+    if (Date.now() - state.lastMessageAt > SILENCE_LIMIT_MS) {
+      dropSocket();
+      state.lost = true;
+      scheduleReconnect();
+      return;
+    }
+    send({ type: "ping" });
+  }
+
+  function requestSync() {
+    if (Date.now() - state.lastSyncAt < SYNC_THROTTLE_MS) return;
+    state.lastSyncAt = Date.now();
+    send({ type: "sync" });
+  }
+
+  // --- messages from the server -------------------------------------------------------------------
+
+  function handle(message) {
+    switch (message.type) {
+      case "snapshot": return onSnapshot(message);
+      case "update": return onUpdate(message);
+      case "room": return onRoom(message.room);
+      case "error": return onServerError(message);
+      default: return null;  // pong and anything newer
+    }
+  }
+
+  function onSnapshot(message) {
+    var wasLost = state.lost;
+    state.everOpened = true;
+    state.lost = false;
+    state.attempt = 0;
+    setConnection("open");
+    if (wasLost) announce(gettext("Connected again."));
+    state.seat = message.you ? message.you.seat : null;
+    setClock(message.server_time);
+    var previousRoom = state.room;
+    state.room = message.room;
+    state.game = message.game;
+    state.view = message.view;
+    state.seq = message.seq || 0;
+    state.holdEnd = false;
+    noticeSeatChanges(previousRoom, state.room);
+    renderAll();
+    feedRenderer([]);
+    noticeMyTurn();
+    maybeSendSeed();
+  }
+
+  function onUpdate(message) {
+    var game = message.game;
+    var current = state.game;
+    if (!game) return;
+    if (current && game.number < current.number) return;  // a late word about an older game
+    var sameGame = Boolean(current) && game.number === current.number;
+    var events = message.events || [];
+    if (sameGame && message.seq > state.seq + 1) {
+      requestSync();  // we missed an update; the snapshot replaces everything
+      return;
+    }
+    if (sameGame && message.seq < state.seq) return;
+    if (sameGame && message.seq === state.seq) {
+      // Pause, resume and an early end keep the seq; anything else here is already in what we show.
+      events = events.filter(function (event) {
+        return event.type === "paused" || event.type === "resumed" || event.type === "ended";
+      });
+    }
+    var previousStatus = sameGame ? current.status : null;
+    setClock(message.server_time);
+    state.game = game;
+    state.view = message.view;
+    state.seq = message.seq;
+    if (!sameGame) {
+      state.startPendingUntil = 0;
+      state.playAgainPendingUntil = 0;
+      if (message.seq > 1) requestSync();
+    }
+    var becameOver = isOver(game) && previousStatus !== null && !isOver({ status: previousStatus });
+    state.holdEnd = becameOver;
+    renderAll();
+    var settled = feedRenderer(events);
+    noticeEvents(events, game);
+    if (becameOver) revealEndWhen(settled, game);
+    noticeMyTurn();
+  }
+
+  function isOver(game) { return game.status === "finished" || game.status === "ended"; }
+
+  // A renderer may return a promise from update() that settles when its animations are done: the
+  // ranking then waits for the last candles to land instead of spoiling them (at most END_HOLD_MS).
+  function revealEndWhen(settled, game) {
+    function reveal() {
+      if (!state.holdEnd || state.game !== game) return;
+      state.holdEnd = false;
+      renderAll();
+      noticeGameOver(game);
+    }
+    if (settled && typeof settled.then === "function") {
+      var timeout = new Promise(function (resolve) { setTimeout(resolve, END_HOLD_MS); });
+      Promise.race([settled, timeout]).then(reveal, reveal);
+    } else {
+      reveal();
+    }
+  }
+
+  function onRoom(room) {
+    if (!room) return;
+    var previous = state.room;
+    state.room = room;
+    confirmSeed();
+    noticeSeatChanges(previous, room);
+    renderAll();
+    maybeSendSeed();
+  }
+
+  function onServerError(message) {
+    var text = message.message || gettext("Something went wrong.");
+    if (message.ref === "seed") {
+      if (message.code === "game_started") return;  // the host started first: nothing to fix
+      setSeedStatus(text, true);
+      return;
+    }
+    if (message.ref === "start") state.startPendingUntil = 0;
+    if (message.ref === "play_again") state.playAgainPendingUntil = 0;
+    showAlert(text, message.code === "stale_seq" ? "info" : "");
+    renderLobby();
+    renderEnd();
+  }
+
+  // --- players ------------------------------------------------------------------------------------
+
+  function players() {
+    var seats = (state.room && state.room.seats) || [];
+    var started = (state.game && state.game.players) || [];
+    var count = Math.max(seats.length, started.length);
+    var list = [];
+    for (var i = 0; i < count; i++) {
+      var seat = seats[i] || {};
+      var early = started[i] || {};
+      list.push({
+        name: seat.name || early.name || "",
+        bot: Boolean(seat.bot !== undefined ? seat.bot : early.bot),
+        stand_in: Boolean(seat.stand_in),
+        connected: Boolean(seat.connected),
+      });
+    }
+    return list;
+  }
+
+  function botNumber(list, index) {
+    var number = 0;
+    for (var i = 0; i <= index; i++) if (list[i] && list[i].bot) number += 1;
+    return number;
+  }
+
+  function playerLabel(index) {
+    var list = players();
+    var player = list[index];
+    if (!player) return interpolate(gettext("Seat %(n)s"), { n: index + 1 }, true);
+    if (player.bot) return interpolate(gettext("Bot %(n)s"), { n: botNumber(list, index) }, true);
+    var name = player.name || interpolate(gettext("Seat %(n)s"), { n: index + 1 }, true);
+    if (player.stand_in) return interpolate(gettext("bot playing for %(name)s"), { name: name }, true);
+    return name;
+  }
+
+  function mySeatRow() {
+    if (state.seat === null || state.seat === undefined || !state.room) return null;
+    return state.room.seats[state.seat] || null;
+  }
+
+  function isHost() {
+    return state.room !== null && state.seat !== null && state.seat === state.room.host;
+  }
+
+  function isMyTurn() {
+    var game = state.game;
+    return Boolean(game && game.status === "playing" && state.seat !== null &&
+      (game.to_act || []).indexOf(state.seat) !== -1);
+  }
+
+  // --- what is happening, in words and sounds -----------------------------------------------------
+
+  function noticeSeatChanges(before, after) {
+    if (!before || !after || !after.seats) return;
+    after.seats.forEach(function (seat, index) {
+      var old = before.seats[index];
+      if (!old) return;
+      if (!old.taken && seat.taken && !seat.bot && index !== state.seat) {
+        announce(interpolate(gettext("%(name)s took seat %(n)s."), { name: seat.name, n: index + 1 }, true));
+      }
+      if (!old.stand_in && seat.stand_in) {
+        announce(interpolate(gettext("A bot plays for %(name)s until they are back."), { name: seat.name }, true));
+      } else if (old.stand_in && !seat.stand_in && !seat.bot) {
+        announce(interpolate(gettext("%(name)s is back."), { name: seat.name }, true));
+      }
+    });
+  }
+
+  function noticeEvents(events, game) {
+    events.forEach(function (event) {
+      if (event.type === "start") {
+        announce(interpolate(gettext("Game %(n)s has started."), { n: game.number }, true));
+      } else if (event.type === "paused") {
+        announce(gettext("The game is paused."));
+      } else if (event.type === "resumed") {
+        announce(gettext("The game goes on."));
+      }
+    });
+  }
+
+  function noticeGameOver(game) {
+    Sound.play("end");
+    if (game.status === "ended") {
+      announce(gettext("The game ended early. Its seed is now revealed."));
+      return;
+    }
+    var winners = (game.result || []).filter(function (row) { return row.place === 1; });
+    var mine = winners.some(function (row) { return row.seat === state.seat; });
+    var names = winners.map(function (row) { return playerLabel(row.seat); }).join(", ");
+    announce(mine && winners.length === 1
+      ? gettext("Game over. You won!")
+      : interpolate(gettext("Game over. First place: %(names)s."), { names: names }, true));
+  }
+
+  function noticeMyTurn() {
+    var mine = isMyTurn();
+    if (mine && !state.wasToAct && !(state.game && state.game.paused_remaining !== null &&
+        state.game.paused_remaining !== undefined)) {
+      Sound.play("turn");
+      announce(gettext("Your turn to decide."));
+    }
+    state.wasToAct = mine;
+    updateTitle();
+  }
+
+  var baseTitle = document.title;
+  function updateTitle() {
+    document.title = (isMyTurn() ? "● " : "") + baseTitle;
+  }
+
+  // --- rendering ----------------------------------------------------------------------------------
+
+  function phase() {
+    var game = state.game;
+    if (!state.room) return "connecting";
+    if (!game || game.status === "lobby") return "lobby";
+    if (game.status === "playing") return "playing";
+    return "over";
+  }
+
+  function renderAll() {
+    var now = phase();
+    show("stage-connecting", now === "connecting");
+    show("lobby", now === "lobby");
+    show("play-status", now === "playing" || now === "over");
+    show("end-panel", now === "over" && !state.holdEnd);
+    show("table-area", now === "playing" || now === "over");
+    renderJoin(now);
+    renderLobby();
+    renderSeatsBar();
+    renderEnd();
+    renderFairness();
+    updateTimer();
+  }
+
+  function connectedDot(seat) {
+    var wrap = make("span", "presence");
+    var dot = make("span", "dot" + (seat.connected ? " on" : ""));
+    dot.setAttribute("aria-hidden", "true");
+    dot.title = seat.connected ? gettext("Connected") : gettext("Not connected");
+    wrap.appendChild(dot);
+    wrap.appendChild(make("span", "visually-hidden", seat.connected ? gettext("connected") : gettext("not connected")));
+    return wrap;
+  }
+
+  function badge(kind, text) { return make("span", "badge " + kind, text); }
+
+  function renderLobby() {
+    var list = $("lobby-seats");
+    var room = state.room;
+    if (!list || !room || phase() !== "lobby") return;
+    list.textContent = "";
+    var empty = 0;
+    room.seats.forEach(function (seat, index) {
+      var item = make("li", "seat-item");
+      if (index === state.seat) item.classList.add("mine");
+      if (!seat.taken) item.classList.add("empty");
+      item.appendChild(make("span", "seat-number", String(index + 1)));
+      var name;
+      if (!seat.taken) {
+        empty += 1;
+        name = gettext("Empty seat");
+      } else {
+        name = playerLabel(index);
+      }
+      var body = make("span", "seat-body");
+      if (seat.taken && !seat.bot) body.appendChild(connectedDot(seat));
+      body.appendChild(make("span", "seat-name", name));
+      var badges = make("span", "seat-badges");
+      if (index === room.host) badges.appendChild(badge("host", gettext("Host")));
+      if (index === state.seat) badges.appendChild(badge("you", gettext("You")));
+      if (seat.bot) badges.appendChild(badge("bot", gettext("Bot")));
+      if (seat.taken && !seat.bot && seat.client_seed) {
+        var seedBadge = badge("ok", gettext("seed ✓"));
+        seedBadge.title = gettext("Client seed received");
+        badges.appendChild(seedBadge);
+      }
+      body.appendChild(badges);
+      item.appendChild(body);
+      list.appendChild(item);
+    });
+    var host = isHost();
+    var canStart = host && Boolean(room.next_game);
+    var start = $("start-button");
+    show(start, canStart);
+    if (start) start.disabled = Date.now() < state.startPendingUntil;
+    var hint = $("start-hint");
+    if (hint) {
+      hint.textContent = empty > 0
+        ? interpolate(ngettext("%(n)s empty seat will get a bot when you start.",
+          "%(n)s empty seats will get bots when you start.", empty), { n: empty }, true)
+        : gettext("Every seat is taken. Start when everyone is ready.");
+    }
+    show(hint, canStart);
+    show("lobby-waiting", !host);
+  }
+
+  function renderJoin(now) {
+    var join = $("join-panel");
+    var note = $("watching-note");
+    var room = state.room;
+    var seated = state.seat !== null && state.seat !== undefined;
+    var freeSeat = Boolean(room) && room.seats.some(function (seat) { return !seat.taken; });
+    var canJoin = !seated && now === "lobby" && freeSeat;
+    show(join, canJoin);
+    if (note) {
+      note.textContent = now === "lobby"
+        ? gettext("Every seat is taken. You are watching this room.")
+        : gettext("You are watching this game.");
+      show(note, !seated && !canJoin && now !== "connecting");
+    }
+  }
+
+  function renderSeatsBar() {
+    var bar = $("seats-bar");
+    var game = state.game;
+    var now = phase();
+    if (!bar || !game || (now !== "playing" && now !== "over")) return;
+    bar.textContent = "";
+    var toAct = game.to_act || [];
+    var paused = game.paused_remaining !== null && game.paused_remaining !== undefined;
+    players().forEach(function (player, index) {
+      var chip = make("li", "seat-chip");
+      if (index === state.seat) chip.classList.add("mine");
+      var deciding = now === "playing" && toAct.indexOf(index) !== -1;
+      if (deciding) chip.classList.add("to-act");
+      // Bots and stand-ins carry the word in their label ("Bot 2", "bot playing for Ana").
+      if (player.bot) chip.classList.add("bot");
+      else chip.appendChild(connectedDot(player));
+      if (player.stand_in && !player.bot) chip.classList.add("stand-in");
+      chip.appendChild(make("span", "seat-name", playerLabel(index)));
+      if (index === state.seat) chip.appendChild(badge("you", gettext("You")));
+      if (now === "playing" && !paused) {
+        chip.appendChild(make("span", "act-state", deciding ? gettext("deciding…") : gettext("done")));
+      }
+      bar.appendChild(chip);
+    });
+  }
+
+  function updateTimer() {
+    var timer = $("timer");
+    var game = state.game;
+    if (!timer) return;
+    if (phase() !== "playing" || !game) {
+      show(timer, false);
+      return;
+    }
+    var paused = game.paused_remaining !== null && game.paused_remaining !== undefined;
+    var left = timeLeft();
+    show(timer, left !== null);
+    if (left === null) return;
+    var total = game.decision_seconds || left || 1;
+    var seconds = Math.ceil(left);
+    timer.classList.toggle("paused", paused);
+    timer.classList.toggle("urgent", !paused && left <= 5);
+    $("timer-fill").style.width = Math.max(0, Math.min(100, (left / total) * 100)) + "%";
+    $("timer-text").textContent = paused
+      ? interpolate(gettext("Paused · %(seconds)s s left"), { seconds: seconds }, true)
+      : interpolate(gettext("%(seconds)s s left"), { seconds: seconds }, true);
+    if (paused || !isMyTurn()) return;
+    if (seconds <= 5 && seconds > 0 && seconds !== state.lastTickSecond) Sound.play("tick");
+    state.lastTickSecond = seconds;
+    if (seconds === 10 && state.warnedDeadline !== game.deadline) {
+      state.warnedDeadline = game.deadline;
+      announce(gettext("10 seconds left to decide."));
+    }
+  }
+
+  function ordinal(place) {
+    switch (place) {
+      case 1: return gettext("1st");
+      case 2: return gettext("2nd");
+      case 3: return gettext("3rd");
+      default: return interpolate(gettext("%(n)sth"), { n: place }, true);
+    }
+  }
+
+  function endReasonText(reason) {
+    if (reason === "expired") return gettext("The room expired before the game was over.");
+    if (reason === "admin") return gettext("An administrator ended it.");
+    return gettext("It was stopped before the end.");
+  }
+
+  function scoreText(score) {
+    var impl = rendererImpl();
+    var label = impl && impl.scoreLabel ? impl.scoreLabel : gettext("points");
+    return interpolate(gettext("%(score)s %(label)s"), { score: score, label: label }, true);
+  }
+
+  function renderEnd() {
+    var game = state.game;
+    if (phase() !== "over" || !game) return;
+    var ended = game.status === "ended";
+    $("end-title").textContent = ended
+      ? interpolate(gettext("Game %(n)s ended early"), { n: game.number }, true)
+      : interpolate(gettext("Game %(n)s is over"), { n: game.number }, true);
+    var reason = $("end-reason");
+    reason.textContent = ended ? endReasonText(game.end_reason) : "";
+    show(reason, ended);
+    var ranking = $("ranking");
+    ranking.textContent = "";
+    var rows = (game.result || []).slice().sort(function (a, b) { return a.place - b.place || a.seat - b.seat; });
+    rows.forEach(function (row) {
+      var item = make("li");
+      if (row.place === 1) item.classList.add("first");
+      if (row.seat === state.seat) item.classList.add("mine");
+      item.appendChild(make("span", "rank-place", ordinal(row.place)));
+      item.appendChild(make("span", "rank-name", playerLabel(row.seat)));
+      item.appendChild(make("span", "rank-score", scoreText(row.score)));
+      ranking.appendChild(item);
+    });
+    show(ranking, rows.length > 0);
+    var impl = rendererImpl();
+    var rule = $("score-rule");
+    if (impl && typeof impl.lowerIsBetter === "boolean") {
+      rule.textContent = impl.lowerIsBetter ? gettext("The lowest score wins.") : gettext("The highest score wins.");
+    }
+    show(rule, rows.length > 0 && Boolean(impl));
+    $("end-seed").textContent = game.seed || gettext("Not revealed yet.");
+    $("end-fingerprint").textContent = game.fingerprint || "";
+    $("verify-link").href = fillUrl(config.verifyUrl, game.number);
+    $("record-link").href = fillUrl(config.recordUrl, game.number);
+    var canPlayAgain = isHost() && Boolean(state.room && state.room.next_game);
+    show("play-again", canPlayAgain);
+    $("play-again").disabled = Date.now() < state.playAgainPendingUntil;
+    show("end-waiting", !isHost());
+  }
+
+  // --- fairness: fingerprints and the player's client seed ----------------------------------------
+
+  function randomSeed() {
+    var bytes = new Uint8Array(16);  // 128 bits: 22 base64url characters
+    window.crypto.getRandomValues(bytes);
+    var binary = "";
+    for (var i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
+    return window.btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+
+  function seedKey(number) { return "wickwise:seed:" + config.code + ":" + number; }
+
+  function seedFor(number) {
+    var value = storageGet(seedKey(number));
+    if (!value || !CLIENT_SEED.test(value)) {
+      value = randomSeed();
+      storageSet(seedKey(number), value);
+    }
+    return value;
+  }
+
+  function canContributeSeed() {
+    var mine = mySeatRow();
+    return Boolean(state.room && state.room.next_game && mine && !mine.bot);
+  }
+
+  function maybeSendSeed() {
+    if (!canContributeSeed()) return;
+    var number = state.room.next_game.number;
+    var value = seedFor(number);
+    var sent = state.seedSent;
+    var same = sent && sent.number === number && sent.value === value;
+    if (same && (mySeatRow().client_seed || Date.now() - sent.at < SEED_RESEND_MS)) {
+      renderSeedStatus();
+      return;
+    }
+    if (send({ type: "client_seed", value: value, ref: "seed" })) {
+      state.seedSent = { number: number, value: value, at: Date.now(), confirmed: false };
+    }
+    renderSeedStatus();
+  }
+
+  // The room tells only whether a seat has a client seed, not which: the first room message after
+  // sending one (the server broadcasts it when the seed is stored) confirms it.
+  function confirmSeed() {
+    var sent = state.seedSent;
+    var mine = mySeatRow();
+    if (sent && !sent.confirmed && mine && mine.client_seed && state.room.next_game &&
+        state.room.next_game.number === sent.number) {
+      sent.confirmed = true;
+    }
+  }
+
+  function setSeedStatus(text, isError) {
+    var status = $("seed-status");
+    if (!status) return;
+    if (status.textContent !== text) status.textContent = text;  // unchanged words are not announced again
+    status.classList.toggle("error", Boolean(isError));
+  }
+
+  function renderSeedStatus() {
+    if (!canContributeSeed()) return;
+    var sent = state.seedSent;
+    var number = state.room.next_game.number;
+    var received = mySeatRow().client_seed && sent && sent.confirmed && sent.number === number &&
+      sent.value === seedFor(number);
+    setSeedStatus(received ? gettext("Received by the table ✓") : gettext("Sending…"), false);
+  }
+
+  function renderFairness() {
+    var room = state.room;
+    var game = state.game;
+    var started = game && game.status !== "lobby";
+    var current = $("fair-current");
+    show(current, Boolean(started));
+    if (started) {
+      $("fair-current-label").textContent = interpolate(
+        gettext("Fingerprint of game %(n)s:"), { n: game.number }, true);
+      $("fair-current-fingerprint").textContent = game.fingerprint;
+      renderCurrentContributors(game);
+    }
+    var next = room && room.next_game;
+    show("fair-next", Boolean(next));
+    if (!next) return;
+    $("fair-next-label").textContent = started
+      ? interpolate(gettext("Fingerprint of the next game (%(n)s):"), { n: next.number }, true)
+      : interpolate(gettext("Fingerprint of game %(n)s:"), { n: next.number }, true);
+    $("fair-next-fingerprint").textContent = next.fingerprint;
+    var form = $("seed-form");
+    var input = $("client-seed");
+    show(form, canContributeSeed());
+    if (canContributeSeed() && document.activeElement !== input) {
+      var value = seedFor(next.number);
+      if (input.value !== value) {
+        input.value = value;
+        input.removeAttribute("aria-invalid");
+      }
+    }
+    renderContributors(room);
+  }
+
+  function renderContributors(room) {
+    var list = $("contributors");
+    if (!list) return;
+    list.textContent = "";
+    room.seats.forEach(function (seat, index) {
+      if (!seat.taken) return;
+      var item = make("li");
+      item.appendChild(make("span", null, playerLabel(index)));
+      var mark;
+      if (seat.bot) mark = make("span", "no", gettext("bots add none"));
+      else if (seat.client_seed) mark = make("span", "yes", gettext("client seed ✓"));
+      else mark = make("span", "no", gettext("no client seed yet"));
+      item.appendChild(mark);
+      list.appendChild(item);
+    });
+  }
+
+  // The client seeds the game in play was mixed with (public: they are part of its record).
+  function renderCurrentContributors(game) {
+    var list = $("current-contributors");
+    if (!list) return;
+    list.textContent = "";
+    var seeds = game.client_seeds || [];
+    (game.players || []).forEach(function (player, index) {
+      var item = make("li");
+      item.appendChild(make("span", null, playerLabel(index)));
+      if (player.bot) item.appendChild(make("span", "no", gettext("bots add none")));
+      else if (seeds[index]) item.appendChild(make("span", "yes", gettext("client seed ✓")));
+      else item.appendChild(make("span", "no", gettext("no client seed")));
+      list.appendChild(item);
+    });
+  }
+
+  function saveTypedSeed() {
+    var input = $("client-seed");
+    if (!canContributeSeed() || !input) return;
+    var value = input.value.trim();
+    if (!CLIENT_SEED.test(value)) {
+      input.setAttribute("aria-invalid", "true");
+      setSeedStatus(gettext("A client seed is 1 to 64 letters, digits, - or _."), true);
+      return;
+    }
+    input.removeAttribute("aria-invalid");
+    storageSet(seedKey(state.room.next_game.number), value);
+    maybeSendSeed();
+  }
+
+  // --- the game's renderer ------------------------------------------------------------------------
+
+  function rendererImpl() {
+    var games = window.WickwiseGames;
+    return (games && games[config.game]) || null;
+  }
+
+  function rendererContext() {
+    return {
+      seat: state.seat,
+      players: players,
+      playerLabel: playerLabel,
+      sendMove: function (action) {
+        var sent = send({ type: "move", seq: state.seq, action: action, ref: "move" });
+        if (!sent) showAlert(gettext("You are not connected right now, so that move was not sent. Reconnecting…"));
+        return sent;
+      },
+      announce: announce,
+      sound: { play: function (name) { Sound.play(name); } },
+      timeLeft: timeLeft,
+    };
+  }
+
+  function unmountRenderer() {
+    if (!state.renderer) return;
+    try {
+      if (typeof state.renderer.destroy === "function") state.renderer.destroy();
+    } catch (error) {
+      if (window.console) console.error(error);
+    }
+    state.renderer = null;
+    state.rendererKey = null;
+    $("table").textContent = "";
+  }
+
+  function showTableLoading(visible, failed) {
+    show("table-loading", visible);
+    if (!visible) return;
+    $("table-loading-text").textContent = failed
+      ? gettext("The table could not be loaded. Please reload the page.")
+      : gettext("Loading the table…");
+    show("table-reload", Boolean(failed));
+    var spinner = document.querySelector("#table-loading .spinner");
+    if (spinner) spinner.hidden = Boolean(failed);
+  }
+
+  function feedRenderer(events) {
+    var game = state.game;
+    if (!game || game.status === "lobby" || !state.view) {
+      unmountRenderer();
+      showTableLoading(false);
+      return;
+    }
+    if (state.rendererFailed) return;
+    var impl = rendererImpl();
+    if (!impl) {
+      waitForRenderer();
+      return;
+    }
+    showTableLoading(false);
+    // A new game or a new seat gets a fresh table.
+    var key = game.number + ":" + state.seat;
+    if (state.renderer && state.rendererKey !== key) unmountRenderer();
+    try {
+      if (!state.renderer) {
+        state.renderer = impl.mount($("table"), rendererContext());
+        state.rendererKey = key;
+      }
+      return state.renderer.update(state.view, events, game);
+    } catch (error) {
+      if (window.console) console.error("the table renderer failed", error);
+      if (!state.renderer) {
+        state.rendererFailed = true;
+        showTableLoading(true, true);
+      }
+    }
+  }
+
+  function waitForRenderer() {
+    if (window.WickwiseTableFailed) {
+      state.rendererFailed = true;
+      showTableLoading(true, true);
+      return;
+    }
+    showTableLoading(true, false);
+    if (!state.rendererWaitStarted) state.rendererWaitStarted = Date.now();
+    if (Date.now() - state.rendererWaitStarted > RENDERER_WAIT_MS) {
+      showTableLoading(true, true);
+      return;
+    }
+    clearTimeout(state.rendererWaitTimer);
+    state.rendererWaitTimer = setTimeout(function () { feedRenderer([]); }, 300);
+  }
+
+  // --- controls -----------------------------------------------------------------------------------
+
+  function copyText(text, button) {
+    function done(ok) {
+      if (!button) return;
+      var original = button.dataset.label || button.textContent;
+      button.dataset.label = original;
+      button.textContent = ok ? gettext("Copied!") : gettext("Copy failed");
+      announce(ok ? gettext("Copied to the clipboard.") : gettext("Could not copy; select the text and copy it."));
+      setTimeout(function () { button.textContent = original; }, 2000);
+    }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(fallbackCopy(text)); });
+    } else {
+      done(fallbackCopy(text));
+    }
+  }
+
+  // Plain http (a LAN game) has no clipboard API: copy through a selected, hidden text field.
+  function fallbackCopy(text) {
+    var area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    var ok = false;
+    try { ok = document.execCommand("copy"); } catch (error) { ok = false; }
+    area.remove();
+    return ok;
+  }
+
+  function renderSoundToggle() {
+    var button = $("sound-toggle");
+    if (!button) return;
+    // The label says what a press does, so it needs no pressed state.
+    button.textContent = Sound.isMuted() ? gettext("Turn sound on") : gettext("Mute sound");
+    button.classList.toggle("muted", Sound.isMuted());
+  }
+
+  function bindControls() {
+    document.querySelectorAll("[data-copy-target]").forEach(function (button) {
+      button.addEventListener("click", function () {
+        var input = $(button.dataset.copyTarget);
+        if (input) copyText(input.value, button);
+      });
+    });
+    document.querySelectorAll("[data-copy-text]").forEach(function (button) {
+      button.addEventListener("click", function () { copyText(button.dataset.copyText, button); });
+    });
+    var share = $("share-link");
+    if (share) share.addEventListener("focus", function () { share.select(); });
+
+    var start = $("start-button");
+    if (start) {
+      start.addEventListener("click", function () {
+        if (send({ type: "start", ref: "start" })) {
+          state.startPendingUntil = Date.now() + BUTTON_PENDING_MS;
+          start.disabled = true;
+          setTimeout(renderLobby, BUTTON_PENDING_MS + 100);
+        } else {
+          showAlert(gettext("You are not connected right now. Try again in a moment."));
+        }
+      });
+    }
+    var again = $("play-again");
+    if (again) {
+      again.addEventListener("click", function () {
+        if (send({ type: "play_again", ref: "play_again" })) {
+          state.playAgainPendingUntil = Date.now() + BUTTON_PENDING_MS;
+          again.disabled = true;
+          setTimeout(renderEnd, BUTTON_PENDING_MS + 100);
+        } else {
+          showAlert(gettext("You are not connected right now. Try again in a moment."));
+        }
+      });
+    }
+
+    var form = $("seed-form");
+    if (form) {
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        saveTypedSeed();
+      });
+      $("client-seed").addEventListener("change", saveTypedSeed);
+      $("client-seed").addEventListener("input", function () {
+        var input = $("client-seed");
+        if (CLIENT_SEED.test(input.value.trim())) input.removeAttribute("aria-invalid");
+      });
+      $("seed-new").addEventListener("click", function () {
+        if (!canContributeSeed()) return;
+        var value = randomSeed();
+        $("client-seed").value = value;
+        storageSet(seedKey(state.room.next_game.number), value);
+        maybeSendSeed();
+      });
+    }
+
+    var sound = $("sound-toggle");
+    if (sound && window.WickwiseSound) {
+      sound.addEventListener("click", function () {
+        window.WickwiseSound.toggle();
+        renderSoundToggle();
+        if (!Sound.isMuted()) Sound.play("pick");
+      });
+      renderSoundToggle();
+    } else if (sound) {
+      sound.hidden = true;
+    }
+
+    var retry = $("connection-retry");
+    if (retry) retry.addEventListener("click", reconnectNow);
+    var reload = $("table-reload");
+    if (reload) reload.addEventListener("click", function () { window.location.reload(); });
+
+    window.addEventListener("online", reconnectNow);
+    document.addEventListener("visibilitychange", function () {
+      if (document.visibilityState === "visible") reconnectNow();
+    });
+  }
+
+  function tick() {
+    updateTimer();
+    if ($("connection") && $("connection").dataset.state === "waiting") setConnection("waiting");
+  }
+
+  bindControls();
+  connect();
+  setInterval(keepAlive, PING_EVERY_MS);
+  setInterval(tick, 250);
+
+  // For tests and the curious: a read-only look at what the client holds.
+  window.WickwiseRoom = {
+    state: function () {
+      return { seat: state.seat, seq: state.seq, room: state.room, game: state.game, connected: Boolean(state.socket) };
+    },
+  };
+})();
