@@ -95,9 +95,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return await self._error("rate_limited", _("Too many messages; slow down."))
         try:
             message = json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):  # deep nesting fits in 4 KiB and overflows the parser
             return await self._error("bad_json", _("That message is not valid JSON."))
-        if not isinstance(message, dict) or message.get("type") not in CLIENT_TYPES:
+        # A type that is not a string (a list, say) is unhashable: check before the set lookup.
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str) or (
+            message["type"] not in CLIENT_TYPES
+        ):
             return await self._error("bad_type", _("Unknown message type."))
         handler = getattr(self, "on_" + message["type"])
         try:

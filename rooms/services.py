@@ -266,11 +266,12 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None)
     """Update prompts and the countdown after the state changed; returns what to do after commit."""
     now_acting = _pending(game, spec)
     prompts = {k: v for k, v in game.prompts.items() if int(k) in now_acting}
-    new_prompt = False
+    posed = []
     for seat in now_acting:
         if seat not in previous_to_act or seat == acted or str(seat) not in prompts:
             prompts[str(seat)] = game.seq
-            new_prompt = True
+            posed.append(seat)
+    new_prompt = bool(posed)
     game.prompts = prompts
     outcome = spec.engine.outcome(game.state)
     if outcome is not None:
@@ -287,7 +288,9 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None)
         game.deadline_at = timezone.now() + timedelta(seconds=seconds)
         game.deadline_seq = game.seq
         countdown = (f"turn:{game.pk}:{game.seq}", game.deadline_at.timestamp())
-    bot_turns = [] if game.is_paused else [(seat, prompts[str(seat)]) for seat in now_acting]
+    # Only newly posed decisions: older ones were scheduled when posed (a seat handed to a stand-in
+    # later is scheduled by fire_grace, and the worker's rebuild catches anything lost).
+    bot_turns = [] if game.is_paused else [(seat, game.seq) for seat in posed]
     game_id = game.pk
 
     def after_commit():
@@ -362,9 +365,9 @@ def fire_countdown(*, game_id: int, seq: int) -> int:
     if room_id is None:
         return 0
     with transaction.atomic():
-        room = Room.objects.select_for_update().get(pk=room_id)  # the room first, as every writer does
+        room = Room.objects.select_for_update().filter(pk=room_id).first()  # the room first, as every writer does
         game = Game.objects.select_for_update().filter(pk=game_id).first()
-        if game is None or game.status != Game.Status.PLAYING or game.is_paused:
+        if room is None or game is None or game.status != Game.Status.PLAYING or game.is_paused:
             return 0
         if game.deadline_seq != seq or game.deadline_at is None:
             return 0
@@ -426,7 +429,9 @@ def seat_connected(*, room_code: str, seat: int, channel: str) -> None:
     live.presence_join(room_code, seat, channel)
     live.cancel(f"grace:{room_code}:{seat}")
     with transaction.atomic():
-        row = Seat.objects.select_for_update().filter(room__code=room_code, index=seat).first()
+        # of=("self",): the seat row alone. The join on the room would lock the room after the seat, the
+        # reverse of every other writer's order (a deadlock with the expiry sweep on PostgreSQL).
+        row = Seat.objects.select_for_update(of=("self",)).filter(room__code=room_code, index=seat).first()
         if row is not None and row.stand_in:
             # The player takes over from the next decision; a bot move already claimed may still land.
             row.stand_in = False
@@ -446,10 +451,16 @@ def fire_grace(*, room_code: str, seat: int) -> bool:
     if seat in live.connected_seats(room_code):
         return False
     with transaction.atomic():
-        row = Seat.objects.select_for_update().select_related("room").filter(room__code=room_code, index=seat).first()
+        # The room first, as every writer does: locking the seat first deadlocked with the expiry sweep.
+        room = Room.objects.select_for_update().filter(code=room_code).first()
+        row = Seat.objects.select_for_update().filter(room=room, index=seat).first() if room else None
         if row is None or row.is_bot or row.stand_in or not row.return_code_hash:
             return False
-        game = _current_game(row.room)
+        if seat in live.connected_seats(room_code):
+            # Back meanwhile: seat_connected marks presence before it takes this lock, so this look
+            # (or its own clearing of stand_in after this commit) cannot miss the return.
+            return False
+        game = _current_game(room)
         if game.status != Game.Status.PLAYING:
             return False
         row.stand_in = True
@@ -513,7 +524,8 @@ def end_game(*, game_id: int, reason: str) -> None:
         game.deadline_at = None
         game.paused_remaining = None
         game.save()
-        if room is not None and game.started_at is not None:
+        if room is not None:
+            # Even a game ended in the lobby needs a successor there, or the room could never start again.
             _new_game(room)
         transaction.on_commit(lambda: broadcast.game_changed(game_id, [{"type": "ended", "reason": reason}]))
         if room is not None:
