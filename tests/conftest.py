@@ -28,6 +28,15 @@ def _flush_prefix():
 
 
 @pytest.fixture(autouse=True)
+def english_after_each_test():
+    """A request in another language must not leak its language into the next test."""
+    yield
+    from django.utils import translation
+
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def clean_redis():
     """Every test starts with none of this suite's keys in Redis."""
     _flush_prefix()
