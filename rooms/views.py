@@ -67,21 +67,36 @@ def create_room(request, game: str):
     return redirect("room", code=ticket.room_code)
 
 
+# The session key that marks a room whose page should start its game as soon as it opens.
+AUTOSTART_KEY = "wickwise_autostart"
+
+
 @require_POST
 def play_bots(request, game: str):
-    """One click: a room of the default size, every other seat a bot, started at once."""
+    """One click: a room of the default size whose other seats get bots when it starts.
+
+    The game is started by the room page (room.js) once the player's browser has sent its client
+    seed, so that the deal mixes in a seed the player chose, as in any other room."""
     spec = _spec_or_404(game)
     name = (request.POST.get("name") or _default_name(request) or _("Player")).strip()
     try:
         ticket = services.create_room(
             game=spec.slug, seat_count=spec.default_seats, options={}, host_name=name, user=request.user
         )
-        _remember(request, ticket)
-        services.start_game(room_code=ticket.room_code, seat=0)
     except services.ServiceError as error:
         messages.error(request, error.message)
         return redirect("home")
+    _remember(request, ticket)
+    request.session[AUTOSTART_KEY] = ticket.room_code
     return redirect("room", code=ticket.room_code)
+
+
+def _take_autostart(request, code: str, seat) -> bool:
+    """Whether this page should start the game: once, for the host of the room play_bots opened."""
+    if request.session.get(AUTOSTART_KEY) != code:
+        return False
+    del request.session[AUTOSTART_KEY]
+    return seat is not None and seat.index == 0
 
 
 @require_POST
@@ -125,6 +140,7 @@ def room(request, code: str):
         "recordUrl": reverse("record", args=[code, 0]).replace("/0/", "/{n}/"),
         "verifyUrl": reverse("verify") + f"?room={code}&n={{n}}",
         "roomUrl": request.build_absolute_uri(reverse("room", args=[code])),
+        "autostart": _take_autostart(request, code, seat),
     }
     return render(request, "rooms/room.html", {
         "room": room_obj, "spec": spec, "seat": seat, "config": config,

@@ -1,9 +1,14 @@
 /* The live room: one WebSocket, the lobby, the seats bar, the countdown, errors, the end of a game and
    the fairness panel. The game's own renderer (static/<game>/table.js) draws the table inside #table:
 
-     window.WickwiseGames[slug] = { scoreLabel, lowerIsBetter, mount(container, ctx) -> { update, destroy } }
+     window.WickwiseGames[slug] = { scoreLabel, lowerIsBetter, showsPlayers, announcesTurns,
+                                    mount(container, ctx) -> { update, destroy } }
 
-   room.js calls update(view, events, game) on each snapshot (events = []) and each update.
+   room.js calls update(view, events, game) on each snapshot (events = []) and each update; update may
+   return a promise that settles when that update is drawn. showsPlayers: the table shows every player,
+   so the room keeps only a compact bar (timer, pause, connection) during play. announcesTurns: the table
+   says in words when a new decision starts, so the room only plays the sound and marks the title.
+   The room never handles keys: the table may use any key page-wide (candles: 1 to 6).
    The protocol is in docs/protocol.md. */
 (function () {
   "use strict";
@@ -27,6 +32,8 @@
   var SYNC_THROTTLE_MS = 1000;
   var END_HOLD_MS = 10000;            // the longest the ranking waits for the table's last animations
   var BUTTON_PENDING_MS = 4000;       // Start / Play again stay disabled this long waiting for an answer
+  var AUTOSTART_SEED_WAIT_MS = 2000;  // "Play against bots" starts without the seed's receipt after this
+  var AUTOSTART_GIVE_UP_MS = 8000;    // no game after sending start: show the lobby and its Start button
   var MAX_ALERTS = 3;
   var CLIENT_SEED = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -51,14 +58,24 @@
     rendererFailed: false,
     rendererWaitStarted: 0,
     seedSent: null,            // {number, value, at}
-    wasToAct: false,
     lastTickSecond: null,
     warnedDeadline: null,
     startPendingUntil: 0,
     playAgainPendingUntil: 0,
     holdEnd: false,            // the game is over but the table is still animating its last moves
     rendererWaitTimer: null,
+    turnShown: false,          // the player was told it is their turn (once the table drew it)
+    // "Play against bots": this page starts the game itself once the client seed is in.
+    // "waiting" for the seed's receipt, "sent" the start, null when done or given up.
+    autostart: config.autostart ? "waiting" : null,
+    autostartTimer: null,
   };
+
+  // table.js is a plain script placed before this one: if its renderer is missing now, it failed to
+  // load or to run (this replaces an onerror attribute, which a strict Content Security Policy forbids).
+  var tableScript = document.querySelector("script[data-game-table]");
+  var tableFailedToLoad = Boolean(tableScript && !tableScript.async && !tableScript.defer &&
+    !(window.WickwiseGames && window.WickwiseGames[config.game]));
 
   var Sound = window.WickwiseSound || { play: function () {}, isMuted: function () { return true; } };
 
@@ -131,10 +148,14 @@
 
   function serverNow() { return Date.now() / 1000 + state.clockOffset; }
 
+  function isPaused(game) {
+    return Boolean(game) && game.paused_remaining !== null && game.paused_remaining !== undefined;
+  }
+
   function timeLeft() {
     var game = state.game;
     if (!game || game.status !== "playing") return null;
-    if (game.paused_remaining !== null && game.paused_remaining !== undefined) return game.paused_remaining;
+    if (isPaused(game)) return game.paused_remaining;
     if (!game.deadline) return null;
     return Math.max(0, game.deadline - serverNow());
   }
@@ -248,7 +269,11 @@
           : gettext("Reconnecting…");
     }
     $("connection-text").textContent = text;
+    setText($("status-connection-text"), text || "");
+    var mirror = $("status-connection");
+    if (mirror) mirror.dataset.state = kind;
     show("connection-retry", kind === "waiting");
+    renderStatusBar();
   }
 
   function keepAlive() {
@@ -288,19 +313,23 @@
     state.attempt = 0;
     setConnection("open");
     if (wasLost) announce(gettext("Connected again."));
+    var previousSeat = state.seat;
     state.seat = message.you ? message.you.seat : null;
     setClock(message.server_time);
     var previousRoom = state.room;
+    var previousGame = previousSeat === state.seat ? state.game : null;
     state.room = message.room;
     state.game = message.game;
     state.view = message.view;
     state.seq = message.seq || 0;
     state.holdEnd = false;
+    if (message.game && message.game.status !== "lobby") endAutostart();
     noticeSeatChanges(previousRoom, state.room);
     renderAll();
-    feedRenderer([]);
-    noticeMyTurn();
+    var settled = feedRenderer([]);
+    noticeTurnWhenDrawn(settled, turnBegins(previousGame, message.game, []), true);
     maybeSendSeed();
+    maybeAutostart();
   }
 
   function onUpdate(message) {
@@ -315,13 +344,15 @@
       return;
     }
     if (sameGame && message.seq < state.seq) return;
-    if (sameGame && message.seq === state.seq) {
+    if (sameGame && message.seq === state.seq && current.status !== "lobby") {
       // Pause, resume and an early end keep the seq; anything else here is already in what we show.
+      // (The start of a game also has the lobby's seq, 0: its "start" event is news.)
       events = events.filter(function (event) {
         return event.type === "paused" || event.type === "resumed" || event.type === "ended";
       });
     }
     var previousStatus = sameGame ? current.status : null;
+    var begins = turnBegins(current, game, events);
     setClock(message.server_time);
     state.game = game;
     state.view = message.view;
@@ -331,32 +362,38 @@
       state.playAgainPendingUntil = 0;
       if (message.seq > 1) requestSync();
     }
+    if (game.status !== "lobby") endAutostart();
     var becameOver = isOver(game) && previousStatus !== null && !isOver({ status: previousStatus });
     state.holdEnd = becameOver;
     renderAll();
+    noticeEvents(events, game);  // "Game 2 has started" before the table's own words
     var settled = feedRenderer(events);
-    noticeEvents(events, game);
     if (becameOver) revealEndWhen(settled, game);
-    noticeMyTurn();
+    noticeTurnWhenDrawn(settled, begins, false);
   }
 
   function isOver(game) { return game.status === "finished" || game.status === "ended"; }
 
-  // A renderer may return a promise from update() that settles when its animations are done: the
-  // ranking then waits for the last candles to land instead of spoiling them (at most END_HOLD_MS).
+  // A renderer may return a promise from update() that settles when that update is drawn, after its
+  // animation: what the room says about it waits for that (at most END_HOLD_MS), so that neither the
+  // ranking nor "your turn" spoils candles still in the air.
+  function whenDrawn(settled, then) {
+    if (settled && typeof settled.then === "function") {
+      var timeout = new Promise(function (resolve) { setTimeout(resolve, END_HOLD_MS); });
+      Promise.race([settled, timeout]).then(then, then);
+    } else {
+      then();
+    }
+  }
+
   function revealEndWhen(settled, game) {
-    function reveal() {
+    whenDrawn(settled, function () {
       if (!state.holdEnd || state.game !== game) return;
       state.holdEnd = false;
       renderAll();
       noticeGameOver(game);
-    }
-    if (settled && typeof settled.then === "function") {
-      var timeout = new Promise(function (resolve) { setTimeout(resolve, END_HOLD_MS); });
-      Promise.race([settled, timeout]).then(reveal, reveal);
-    } else {
-      reveal();
-    }
+      bringIntoView($("end-panel"));
+    });
   }
 
   function onRoom(room) {
@@ -367,6 +404,7 @@
     noticeSeatChanges(previous, room);
     renderAll();
     maybeSendSeed();
+    maybeAutostart();
   }
 
   function onServerError(message) {
@@ -376,7 +414,10 @@
       setSeedStatus(text, true);
       return;
     }
-    if (message.ref === "start") state.startPendingUntil = 0;
+    if (message.ref === "start") {
+      state.startPendingUntil = 0;
+      endAutostart();  // the lobby and its Start button come back with the message
+    }
     if (message.ref === "play_again") state.playAgainPendingUntil = 0;
     showAlert(text, message.code === "stale_seq" ? "info" : "");
     renderLobby();
@@ -428,10 +469,21 @@
     return state.room !== null && state.seat !== null && state.seat === state.room.host;
   }
 
-  function isMyTurn() {
-    var game = state.game;
-    return Boolean(game && game.status === "playing" && state.seat !== null &&
+  function isMyTurnIn(game) {
+    return Boolean(game && game.status === "playing" && state.seat !== null && state.seat !== undefined &&
       (game.to_act || []).indexOf(state.seat) !== -1);
+  }
+
+  function isMyTurn() { return isMyTurnIn(state.game); }
+
+  // Does `game` put a new decision to this player? Either they were not to act before, or they were and
+  // a new decision came with a new deadline (a new round once they were the last to pick). A resume
+  // also sets a new deadline, but for the same decision.
+  function turnBegins(previous, game, events) {
+    if (!isMyTurnIn(game) || isPaused(game)) return false;
+    if (!previous || previous.number !== game.number || !isMyTurnIn(previous)) return true;
+    var resumed = events.some(function (event) { return event.type === "resumed"; });
+    return !resumed && !isPaused(previous) && game.deadline !== previous.deadline;
   }
 
   // --- what is happening, in words and sounds -----------------------------------------------------
@@ -478,20 +530,30 @@
       : interpolate(gettext("Game over. First place: %(names)s."), { names: names }, true));
   }
 
-  function noticeMyTurn() {
-    var mine = isMyTurn();
-    if (mine && !state.wasToAct && !(state.game && state.game.paused_remaining !== null &&
-        state.game.paused_remaining !== undefined)) {
-      Sound.play("turn");
-      announce(gettext("Your turn to decide."));
+  // "Your turn" (sound, words, title) once the table shows the decision, not when the update arrives:
+  // a round's candles are still being placed then. By the time it is drawn the turn may be over.
+  function noticeTurnWhenDrawn(settled, begins, fromSnapshot) {
+    if (begins || !isMyTurn()) {
+      state.turnShown = false;  // the decision marked in the title is over (a new one is shown when drawn)
+      updateTitle();
     }
-    state.wasToAct = mine;
-    updateTitle();
+    whenDrawn(settled, function () {
+      var mine = isMyTurn() && !isPaused(state.game);
+      if (begins && mine) {
+        Sound.play("turn");
+        var impl = rendererImpl();
+        // A table that announces turns does so for its updates; a snapshot brings no events to tell.
+        if (!(impl && impl.announcesTurns) || fromSnapshot) announce(gettext("Your turn to decide."));
+      }
+      state.turnShown = isMyTurn();
+      updateTitle();
+    });
   }
 
   var baseTitle = document.title;
   function updateTitle() {
-    document.title = (isMyTurn() ? "● " : "") + baseTitle;
+    var title = (state.turnShown && isMyTurn() ? "● " : "") + baseTitle;
+    if (document.title !== title) document.title = title;
   }
 
   // --- rendering ----------------------------------------------------------------------------------
@@ -506,9 +568,10 @@
 
   function renderAll() {
     var now = phase();
-    show("stage-connecting", now === "connecting");
-    show("lobby", now === "lobby");
-    show("play-status", now === "playing" || now === "over");
+    var starting = (now === "lobby" || now === "connecting") && Boolean(state.autostart);
+    show("stage-connecting", now === "connecting" || starting);
+    setText($("stage-connecting-text"), starting ? gettext("Starting the game…") : gettext("Connecting to the room…"));
+    show("lobby", now === "lobby" && !starting);
     show("end-panel", now === "over" && !state.holdEnd);
     show("table-area", now === "playing" || now === "over");
     renderJoin(now);
@@ -517,6 +580,32 @@
     renderEnd();
     renderFairness();
     updateTimer();
+  }
+
+  function setText(node, text) {
+    if (node && node.textContent !== text) node.textContent = text;
+  }
+
+  // A table that shows its players (showsPlayers) makes the seats bar a repeat: during play the room
+  // then keeps a compact bar with the timer, the pause and a lost connection, sticky on small screens.
+  function tableShowsPlayers() {
+    var impl = rendererImpl();
+    return Boolean(impl && impl.showsPlayers && !state.rendererFailed);
+  }
+
+  function renderStatusBar() {
+    var bar = $("play-status");
+    if (!bar) return;
+    var now = phase();
+    var compact = tableShowsPlayers();
+    var offline = $("connection") && $("connection").dataset.state !== "open";
+    bar.classList.toggle("compact", compact);
+    show("seats-bar", !compact);
+    show("status-connection", compact && offline);
+    var visible = compact
+      ? now === "playing" && (!$("timer").hidden || offline)
+      : now === "playing" || now === "over";
+    show(bar, visible);
   }
 
   function connectedDot(seat) {
@@ -601,7 +690,7 @@
     var bar = $("seats-bar");
     var game = state.game;
     var now = phase();
-    if (!bar || !game || (now !== "playing" && now !== "over")) return;
+    if (!bar || !game || (now !== "playing" && now !== "over") || tableShowsPlayers()) return;
     bar.textContent = "";
     var toAct = game.to_act || [];
     var paused = game.paused_remaining !== null && game.paused_remaining !== undefined;
@@ -627,23 +716,20 @@
     var timer = $("timer");
     var game = state.game;
     if (!timer) return;
-    if (phase() !== "playing" || !game) {
-      show(timer, false);
-      return;
-    }
-    var paused = game.paused_remaining !== null && game.paused_remaining !== undefined;
-    var left = timeLeft();
+    var left = phase() === "playing" && game ? timeLeft() : null;
     show(timer, left !== null);
+    renderStatusBar();
     if (left === null) return;
+    var paused = isPaused(game);
     var total = game.decision_seconds || left || 1;
     var seconds = Math.ceil(left);
     timer.classList.toggle("paused", paused);
     timer.classList.toggle("urgent", !paused && left <= 5);
     $("timer-fill").style.width = Math.max(0, Math.min(100, (left / total) * 100)) + "%";
-    $("timer-text").textContent = paused
+    setText($("timer-text"), paused
       ? interpolate(gettext("Paused · %(seconds)s s left"), { seconds: seconds }, true)
-      : interpolate(gettext("%(seconds)s s left"), { seconds: seconds }, true);
-    if (paused || !isMyTurn()) return;
+      : interpolate(gettext("%(seconds)s s left"), { seconds: seconds }, true));
+    if (paused || !isMyTurn() || !state.turnShown) return;
     if (seconds <= 5 && seconds > 0 && seconds !== state.lastTickSecond) Sound.play("tick");
     state.lastTickSecond = seconds;
     if (seconds === 10 && state.warnedDeadline !== game.deadline) {
@@ -846,6 +932,48 @@
     });
   }
 
+  // --- "Play against bots": this page starts the game it was opened for --------------------------
+
+  // The host's browser sends its client seed (maybeSendSeed), then starts once the room shows the
+  // seed received for this seat, or after AUTOSTART_SEED_WAIT_MS without it: one click for the player,
+  // and the deal still mixes in a seed from their browser.
+  function maybeAutostart() {
+    if (!state.autostart || !state.room) return;
+    if (phase() !== "lobby" || !isHost() || !state.room.next_game) {
+      endAutostart();
+      return;
+    }
+    if (state.autostart !== "waiting") return;
+    var sent = state.seedSent;
+    if (sent && sent.confirmed && sent.number === state.room.next_game.number) {
+      sendAutostart();
+    } else if (!state.autostartTimer) {
+      state.autostartTimer = setTimeout(sendAutostart, AUTOSTART_SEED_WAIT_MS);
+    }
+  }
+
+  function sendAutostart() {
+    clearTimeout(state.autostartTimer);
+    state.autostartTimer = null;
+    if (state.autostart !== "waiting" || phase() !== "lobby" || !isHost()) return;
+    if (!send({ type: "start", ref: "start" })) return;  // not connected: the next snapshot tries again
+    state.autostart = "sent";
+    state.startPendingUntil = Date.now() + BUTTON_PENDING_MS;
+    state.autostartTimer = setTimeout(function () {
+      state.autostartTimer = null;
+      if (state.autostart === "sent") endAutostart();
+    }, AUTOSTART_GIVE_UP_MS);
+  }
+
+  // The game started, or starting failed (the lobby and its Start button are shown instead).
+  function endAutostart() {
+    if (!state.autostart) return;
+    clearTimeout(state.autostartTimer);
+    state.autostartTimer = null;
+    state.autostart = null;
+    renderAll();
+  }
+
   function saveTypedSeed() {
     var input = $("client-seed");
     if (!canContributeSeed() || !input) return;
@@ -939,7 +1067,7 @@
   }
 
   function waitForRenderer() {
-    if (window.WickwiseTableFailed) {
+    if (tableFailedToLoad) {
       state.rendererFailed = true;
       showTableLoading(true, true);
       return;
@@ -952,6 +1080,18 @@
     }
     clearTimeout(state.rendererWaitTimer);
     state.rendererWaitTimer = setTimeout(function () { feedRenderer([]); }, 300);
+  }
+
+  // The end of a game appears above the table: on a small screen the player is looking further down.
+  function bringIntoView(node) {
+    if (!node || node.hidden) return;
+    var box = node.getBoundingClientRect();
+    if (box.top >= 0 && box.top < window.innerHeight / 2) return;
+    var typing = document.activeElement && document.activeElement.closest &&
+      document.activeElement.closest("input, textarea, select");
+    if (typing) return;
+    var reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    node.scrollIntoView({ behavior: reduced ? "auto" : "smooth", block: "start" });
   }
 
   // --- controls -----------------------------------------------------------------------------------
@@ -1082,6 +1222,7 @@
   }
 
   bindControls();
+  renderAll();
   connect();
   setInterval(keepAlive, PING_EVERY_MS);
   setInterval(tick, 250);

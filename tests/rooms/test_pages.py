@@ -89,15 +89,52 @@ def test_a_visitor_without_a_seat_gets_the_join_form(client):
 
 
 @pytest.mark.django_db
-def test_play_against_bots_starts_a_room_at_once(client):
+def test_play_against_bots_opens_a_lobby_that_the_page_starts(client):
     response = client.post(reverse("play_bots", args=["candles"]), {"name": "Ana"})
     assert response.status_code == 302
     code = room_code_from(response)
     room = Room.objects.get(code=code)
-    game = Game.objects.get(room=room, number=1)
-    assert game.status == Game.Status.PLAYING
-    assert [seat.is_bot for seat in room.seats.order_by("index")] == [False] + [True] * (room.seat_count - 1)
-    assert client.get(response["Location"]).context["seat"].index == 0
+    # Not started in the request: the page sends the player's client seed first, then starts.
+    assert Game.objects.get(room=room, number=1).status == Game.Status.LOBBY
+    seats = list(room.seats.order_by("index"))
+    assert seats[0].name == "Ana" and not seats[0].is_bot
+    assert not any(seat.is_taken for seat in seats[1:]), "the other seats get bots when the game starts"
+    page = client.get(response["Location"])
+    assert page.context["seat"].index == 0
+    assert page.context["config"]["autostart"] is True
+    assert '"autostart": true' in page.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_autostart_flag_is_given_to_one_page_only(client):
+    response = client.post(reverse("play_bots", args=["candles"]), {"name": "Ana"})
+    url = response["Location"]
+    assert client.get(url).context["config"]["autostart"] is True
+    assert client.get(url).context["config"]["autostart"] is False, "a reload shows the lobby and its Start button"
+
+
+@pytest.mark.django_db
+def test_the_autostart_flag_waits_for_its_own_room(client):
+    response = client.post(reverse("play_bots", args=["candles"]), {"name": "Ana"})
+    other = services.create_room(game="candles", seat_count=2, options={}, host_name="Cy")
+    assert client.get(reverse("room", args=[other.room_code])).context["config"]["autostart"] is False
+    assert client.get(response["Location"]).context["config"]["autostart"] is True
+
+
+@pytest.mark.django_db
+def test_a_room_opened_for_friends_does_not_start_by_itself(client):
+    page = client.get(open_room(client)["Location"])
+    assert page.context["config"]["autostart"] is False
+
+
+@pytest.mark.django_db
+def test_the_autostart_flag_needs_the_host_seat(client):
+    # A session that somehow holds the flag for a room where it does not sit as host starts nothing.
+    ticket = services.create_room(game="candles", seat_count=2, options={}, host_name="Ana")
+    session = client.session
+    session["wickwise_autostart"] = ticket.room_code
+    session.save()
+    assert client.get(reverse("room", args=[ticket.room_code])).context["config"]["autostart"] is False
 
 
 @pytest.mark.django_db
@@ -180,3 +217,85 @@ def test_every_page_renders_in_portuguese(client, language):
         response = client.get(url)
         assert response.status_code == 200, url
         assert f'<html lang="{language}">' in response.content.decode(), url
+
+
+INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)(?![^>]*application/json)[^>]*>", re.IGNORECASE)
+EVENT_ATTRIBUTE = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.IGNORECASE)
+
+
+@pytest.mark.django_db
+def test_pages_need_no_inline_scripts(client):
+    """A strict Content Security Policy (script-src 'self') must not break any page."""
+    ticket = services.create_room(game="candles", seat_count=2, options={}, host_name="Ana")
+    urls = [reverse("home"), reverse("room", args=[ticket.room_code]), reverse("my_games"),
+            reverse("return_to_game"), reverse("verify"), reverse("how_to_play", args=["candles"]),
+            reverse("accounts:login"), reverse("accounts:signup"), "/no-such-page/"]
+    for url in urls:
+        html = client.get(url).content.decode()
+        assert not INLINE_SCRIPT.search(html), url
+        assert not EVENT_ATTRIBUTE.search(html), url
+        assert "js/site.js" in html, url
+
+
+@pytest.mark.django_db
+def test_the_nav_links_to_how_to_play_of_the_only_game(client):
+    html = client.get(reverse("my_games")).content.decode()
+    assert f'href="{reverse("how_to_play", args=["candles"])}"' in html
+    assert "nav-menu" not in html
+
+
+@pytest.mark.django_db
+def test_the_nav_has_a_how_to_play_menu_with_several_games(client, monkeypatch):
+    from dataclasses import replace
+
+    from games import registry
+
+    candles = registry.get("candles")
+    other = replace(candles, slug="lanterns", name="Lanterns")
+    monkeypatch.setattr(registry, "all_games", lambda: [candles, other])
+    html = client.get(reverse("return_to_game")).content.decode()
+    assert 'class="nav-menu"' in html
+    assert f'href="{reverse("how_to_play", args=["candles"])}"' in html
+    assert f'href="{reverse("how_to_play", args=["lanterns"])}"' in html
+    assert "How to play Lanterns" in html  # the footer names each game
+
+
+@pytest.mark.django_db
+def test_a_missing_page_is_branded_and_helpful(client):
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert "This page is not here" in html
+    assert 'class="site-header"' in html
+    assert reverse("return_to_game") in html
+
+
+@pytest.mark.django_db
+def test_a_missing_room_gets_the_branded_404(client):
+    response = client.get(reverse("room", args=["ZZZZZZ"]))
+    assert response.status_code == 404
+    assert "This page is not here" in response.content.decode()
+
+
+def test_the_server_error_page_needs_no_request_context_and_no_database(rf):
+    # No django_db mark: any query here would fail the test. server_error renders without a request.
+    from django.views import defaults
+
+    response = defaults.server_error(rf.get("/"))
+    assert response.status_code == 500
+    html = response.content.decode()
+    assert "Something went wrong on our side" in html
+    assert "css/site.css" in html
+
+
+@pytest.mark.django_db
+def test_my_games_says_just_now_for_a_room_active_this_minute(client):
+    ticket = services.create_room(game="candles", seat_count=2, options={}, host_name="Ana")
+    client.post(reverse("return_to_game"), {"return_code": ticket.return_code})
+    html = client.get(reverse("my_games")).content.decode()
+    assert "just now" in html
+    assert "0\xa0minutes" not in html
+    Room.objects.filter(code=ticket.room_code).update(last_activity_at=timezone.now() - timedelta(minutes=5))
+    html = client.get(reverse("my_games")).content.decode()
+    assert "just now" not in html
+    assert "5\xa0minutes ago" in html  # timesince keeps the number and its unit together

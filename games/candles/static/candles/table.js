@@ -1206,6 +1206,9 @@
     lowerIsBetter: true,
     // The table shows every player, who has picked and their wax: a room page may hide its own list.
     showsPlayers: true,
+    // At each round's start, once its story is told, the table says "Round 2 of 6: pick a candle."
+    // (afterRound): the room page then only plays the "turn" sound and marks the title.
+    announcesTurns: true,
     mount(container, ctx) {
       const table = new CandlesTable(container, ctx);
       return {
