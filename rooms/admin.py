@@ -6,6 +6,7 @@ games and moves have pages of their own.
 
 from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from rooms import services
 from rooms.models import Game, Move, Room, Seat
@@ -60,7 +61,8 @@ class MoveInline(admin.TabularInline):
 def end_games(modeladmin, request, queryset):
     for game in queryset:
         services.end_game(game_id=game.pk, reason="admin")
-    messages.success(request, _("Ended %(count)d games.") % {"count": queryset.count()})
+    count = queryset.count()
+    messages.success(request, ngettext("Ended %(count)d game.", "Ended %(count)d games.", count) % {"count": count})
 
 
 class GameAdmin(admin.ModelAdmin):

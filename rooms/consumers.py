@@ -181,10 +181,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._send_json(payload)
 
     async def _send_snapshot(self):
-        await self._send_json(await database_sync_to_async(self._snapshot)())
+        snapshot = await database_sync_to_async(self._snapshot)()
+        if snapshot is None:  # the room expired while this socket was open
+            await self._error("no_such_room", _("This room has expired."))
+            await self.close(code=4404)
+            return
+        await self._send_json(snapshot)
 
-    def _snapshot(self) -> dict:
-        room = Room.objects.get(code=self.room_code)
+    def _snapshot(self) -> dict | None:
+        room = Room.objects.filter(code=self.room_code).first()
+        if room is None:
+            return None
         game = snapshots.shown_game(room)
         return {
             "type": "snapshot",

@@ -544,6 +544,9 @@ def expire_room(*, room_code: str, now=None) -> bool:
             transaction.on_commit(lambda: live.touch_expiry(room_code, expires))
             return False
         for game in Game.objects.select_for_update().filter(room=room):
+            if game.status == Game.Status.LOBBY:
+                game.delete()  # never dealt: there is nothing to verify, and its seed was never used
+                continue
             if not game.is_over:
                 game.status = Game.Status.ENDED
                 game.end_reason = "expired"

@@ -114,7 +114,7 @@ def join_room(request):
     try:
         ticket = services.join_room(room_code=code, name=form.cleaned_data["name"], user=request.user)
     except services.ServiceError as error:
-        messages.info(request, error.message + " " + _("You are watching."))
+        messages.info(request, _("%(reason)s You are watching.") % {"reason": error.message})
         return redirect("room", code=code)
     request.session["display_name"] = form.cleaned_data["name"]
     _remember(request, ticket)

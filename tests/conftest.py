@@ -36,6 +36,13 @@ def english_after_each_test():
     translation.deactivate()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def redis_left_clean():
+    """Each run has its own key prefix; leave none of its keys behind."""
+    yield
+    _flush_prefix()
+
+
 @pytest.fixture(autouse=True)
 def clean_redis():
     """Every test starts with none of this suite's keys in Redis."""

@@ -8,7 +8,7 @@ from .base import BASE_DIR, CHANNEL_LAYERS, DATABASES, WICKWISE
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Keys of each test run stay apart from a running site's and from other runs'.
-REDIS_PREFIX = os.environ.get("REDIS_PREFIX", "wwtest:")
+REDIS_PREFIX = os.environ.get("REDIS_PREFIX", f"wwtest{os.getpid()}:")
 CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = REDIS_PREFIX + "asgi"
 WICKWISE.update({
     "GRACE_SECONDS": float(os.environ.get("WICKWISE_GRACE_SECONDS", "1.0")),
@@ -22,6 +22,8 @@ elif "TEST" in DATABASES["default"]:
     # A file of its own per test run, so that two runs on one machine never share a SQLite file.
     DATABASES["default"]["TEST"]["NAME"] = str(BASE_DIR / "var" / f"test-{os.getpid()}.sqlite3")
 ALLOWED_HOSTS = ["*"]
+# Connections kept by the thread pools would keep PostgreSQL from dropping the test database.
+DATABASES["default"]["CONN_MAX_AGE"] = 0
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

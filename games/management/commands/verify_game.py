@@ -11,6 +11,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games import replay
 from rooms import codes, snapshots
@@ -85,8 +86,11 @@ class Command(BaseCommand):
             self.stdout.write(self.style.SUCCESS(line) if check.ok else self.style.ERROR(line))
         failures = sum(not check.ok for check in checks)
         if failures or not checks:
-            raise CommandError(_("%(failed)d of %(total)d checks failed: this record does not verify.") % {
-                "failed": failures, "total": len(checks)})
+            raise CommandError(ngettext(
+                "%(failed)d of %(total)d checks failed: this record does not verify.",
+                "%(failed)d of %(total)d checks failed: this record does not verify.",
+                failures,
+            ) % {"failed": failures, "total": len(checks)})
         self.stdout.write(self.style.SUCCESS(_(
             "All %(total)d checks passed: the game was dealt from the seed behind its fingerprint and played "
             "exactly as recorded."

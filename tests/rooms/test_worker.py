@@ -1,0 +1,160 @@
+"""`manage.py worker` in other processes against the test database and Redis: countdowns with no browser,
+after a restart, with two workers at once, stale and paused countdowns, and bots playing whole games."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.test import override_settings
+from django.utils import timezone
+
+from games.candles import engine
+from rooms import live, services
+from rooms.models import Game, Move, Seat
+from tests.rooms.helpers import (
+    Workers,
+    bring_deadline_forward,
+    candle_for,
+    play_pending,
+    started_room,
+    timers,
+    wait_for,
+    what_moves_change,
+)
+
+pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
+
+# Absent players keep their seats for an hour, so that only the table decides for them in these tests
+# (the test settings hand a seat to a bot after 1 s). The workers are told the same.
+LONG_GRACE = {"WICKWISE_GRACE_SECONDS": "3600"}
+
+
+@pytest.fixture
+def workers(transactional_db):
+    pool = Workers()
+    yield pool
+    logs = pool.log_text()
+    pool.stop_all()
+    assert "Traceback" not in logs, logs
+
+
+def started_without_stand_ins(humans: int, seats: int | None = None):
+    """A game in play with a 15 s countdown whose absent players get no stand-in bot."""
+    long_grace = {**settings.WICKWISE, "GRACE_SECONDS": float(LONG_GRACE["WICKWISE_GRACE_SECONDS"])}
+    with override_settings(WICKWISE=long_grace):
+        return started_room(humans, seats, options={"round_seconds": 15})
+
+
+def moves_of(game: Game) -> list[tuple[int, int, str]]:
+    return list(Move.objects.filter(game=game).order_by("seq").values_list("seq", "seat", "by"))
+
+
+def table_moves(game: Game) -> int:
+    return Move.objects.filter(game=game, by=Move.By.TABLE).count()
+
+
+def test_a_countdown_fires_with_no_browser_connected(workers):
+    code, _tickets, game = started_without_stand_ins(3)
+    services.submit_move(room_code=code, seat=0, seq=0, action=candle_for(game, 0))
+    game.refresh_from_db()
+    expected = {seat: engine.table_choice(game.state, seat) for seat in (1, 2)}
+    workers.start(**LONG_GRACE)
+
+    bring_deadline_forward(game)
+    fired = timezone.now()
+    wait_for(lambda: table_moves(game) == 2, what="the table to decide for seats 1 and 2")
+
+    game.refresh_from_db()
+    assert moves_of(game) == [(1, 0, "player"), (2, 1, "table"), (3, 2, "table")]
+    actions = dict(Move.objects.filter(game=game, by=Move.By.TABLE).values_list("seat", "action"))
+    assert actions == expected
+    assert (game.seq, game.state["round"], game.prompts) == (3, 2, {"0": 3, "1": 3, "2": 3})
+    assert game.deadline_seq == 3 and fired < game.deadline_at <= timezone.now() + timedelta(seconds=15)
+    member = f"turn:{game.pk}:3"  # put in the index just after the commit
+    assert wait_for(lambda: timers().get(member), what="the next countdown") == pytest.approx(
+        game.deadline_at.timestamp())
+
+
+def test_a_new_worker_fires_a_countdown_that_passed_while_none_ran(workers):
+    code, _tickets, game = started_without_stand_ins(2)
+    workers.stop(workers.start(**LONG_GRACE))
+
+    # The deadline passes while no worker runs, and its index entry is lost too: only the database knows.
+    Game.objects.filter(pk=game.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
+    live.cancel(f"turn:{game.pk}:0")
+    assert f"turn:{game.pk}:0" not in timers()
+
+    workers.start(**LONG_GRACE)
+    wait_for(lambda: table_moves(game) == 2, what="the new worker to fire the countdown")
+    assert moves_of(game) == [(1, 0, "table"), (2, 1, "table")]
+
+
+def test_two_workers_fire_each_countdown_once(workers):
+    games = [started_without_stand_ins(3)[2] for _ in range(4)]
+    running = [workers.start(**LONG_GRACE), workers.start(**LONG_GRACE)]
+
+    for game in games:
+        bring_deadline_forward(game)
+    for game in games:
+        wait_for(lambda game=game: table_moves(game) >= 3, what=f"the countdown of game {game.pk}")
+    for process in running:
+        workers.stop(process)  # each finishes what it claimed before it exits: nothing is left in flight
+
+    for game in games:
+        game.refresh_from_db()
+        assert moves_of(game) == [(1, 0, "table"), (2, 1, "table"), (3, 2, "table")]
+        assert (game.seq, game.state["round"], game.deadline_seq) == (3, 2, 3)
+
+
+def test_a_countdown_is_dropped_once_the_seq_moved_on(workers):
+    code, _tickets, game = started_without_stand_ins(2)
+    play_pending(code)  # the players decided round 1 in time: the countdown posed at seq 0 is over
+    game.refresh_from_db()
+    assert game.deadline_seq == 2
+    live.schedule(f"turn:{game.pk}:0", time.time() - 1)  # a stale entry, as an old index could hold
+    before = what_moves_change(code)
+
+    workers.run_once(**LONG_GRACE)
+
+    assert f"turn:{game.pk}:0" not in timers()  # claimed...
+    assert what_moves_change(code) == before  # ...and dropped
+    assert timers()[f"turn:{game.pk}:2"] == pytest.approx(game.deadline_at.timestamp())
+
+
+def test_a_paused_game_never_times_out_and_does_after_resume(workers):
+    code, _tickets, game = started_without_stand_ins(2)
+    bring_deadline_forward(game)  # due now...
+    services.pause_game(game_id=game.pk)  # ...but paused first, with nothing left on the clock
+    game.refresh_from_db()
+    assert game.deadline_at is None and f"turn:{game.pk}:0" not in timers()
+    live.schedule(f"turn:{game.pk}:0", time.time() - 1)  # even a leftover index entry must not fire it
+    before = what_moves_change(code)
+
+    workers.run_once(**LONG_GRACE)  # rebuilds the index from the database, then handles what is due
+
+    assert what_moves_change(code) == before
+    assert f"turn:{game.pk}:0" not in timers()
+
+    services.resume_game(game_id=game.pk)
+    game.refresh_from_db()
+    assert game.deadline_at <= timezone.now() + timedelta(seconds=1)
+    workers.run_once(**LONG_GRACE)
+    assert moves_of(game) == [(1, 0, "table"), (2, 1, "table")]
+
+
+def test_bots_play_a_whole_game_with_no_browser(workers):
+    workers.start()
+    code, _tickets, game = started_room(1, 3)  # the host never connects: a bot stands in after the grace
+
+    wait_for(lambda: Game.objects.get(pk=game.pk).is_over, what="the bots to finish the game", timeout=120)
+
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED and game.seq == 18
+    assert sorted(r["seat"] for r in game.result) == [0, 1, 2]
+    by_seat = {seat: set(Move.objects.filter(game=game, seat=seat).values_list("by", flat=True)) for seat in range(3)}
+    assert by_seat == {0: {"stand_in"}, 1: {"bot"}, 2: {"bot"}}
+    assert Seat.objects.get(room__code=code, index=0).stand_in
+    assert Game.objects.filter(room_code=code, number=2, status=Game.Status.LOBBY).exists()
