@@ -1,5 +1,6 @@
 # Two commands on a fresh machine: `make run` and `make test`. Everything else is a step they take.
-PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do command -v $$p >/dev/null 2>&1 && { echo $$p; break; }; done)
+# The first interpreter that actually runs and is 3.11 or newer (version managers leave shims that do not).
+PYTHON ?= $(shell for p in python3 python3.11 python3.12 python3.13; do $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; break; }; done)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -16,7 +17,7 @@ test: setup
 setup: $(STAMP) translations
 
 $(STAMP): requirements.txt
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed")'
+	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3 on PATH)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
@@ -32,11 +33,10 @@ lint: setup
 	$(VENV)/bin/ruff check .
 
 screenshots: setup
-	$(PY) scripts/test.py -m screenshots -p no:cacheprovider tests/browser/test_screenshots.py
+	$(PY) scripts/screenshots.py
 
 bench: setup
 	$(PY) bench/candles_bots.py --games 2000
-	$(PY) scripts/test.py --version >/dev/null
 	$(PY) bench/live_load.py --clients 200
 
 clean:
