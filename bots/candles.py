@@ -26,11 +26,9 @@ UNIFORM_BELOW = tuple(min(x - 1, TOP) / TOP if x > 0 else 0.0 for x in range(TOP
 BINOMIAL = tuple(tuple(comb(n, k) for k in range(CAPACITY + 1)) for n in range(engine.MAX_SEATS))
 
 # Strong bot: a work budget, not a clock, so a decision depends only on the view and the rng.
-# One unit is one candle placed in a simulation; the budget buys about 100 ms on a laptop core.
+# One unit is one candle placed in a simulation; the budget buys about 20 ms on one core here.
 WORK_BUDGET = 30_000
 MIN_SAMPLES, MAX_SAMPLES = 24, 400
-# Share of the others' picks that the simulations make at random: real players are not the heuristic.
-OPPONENT_NOISE = 0.0
 
 
 def choose(view: dict, level: str, rng: random.Random | None = None, time_limit: float | None = None) -> dict:
@@ -75,47 +73,39 @@ def below_table(unseen: set[int]) -> list[float]:
     share = 1 / max(len(unseen), 1)
     for x in range(1, TOP + 2):
         below[x] = count * share
-        count += (x in unseen)
+        count += x in unseen
     return below
 
 
 # --- heuristic ------------------------------------------------------------------------------------
 
 
-def candle_cost(candle: int, ends: list[int], lens: list[int], waxes: list[int], others: int, below) -> float:
-    """Expected wax that `candle` collects this round if each of the `others` plays one candle
-    drawn from what `below` describes. Later rounds are ignored: that is the strong bot's job."""
+def candle_cost(candle: int, ends: list[int], lens: list[int], waxes: list[int], others: int, below) -> tuple:
+    """(expected wax, gap): the wax `candle` collects this round if each of the `others` plays one
+    candle drawn from what `below` describes, and how far it lands above its shelf's last candle.
+    Later rounds are ignored: that is the strong bot's job."""
     target, end = -1, 0
     for index, shelf_end in enumerate(ends):
         if end < shelf_end < candle:
             target, end = index, shelf_end
     if target < 0:
         # Lowest of all: it takes the cheapest shelf, unless a lower candle takes one first and
-        # this candle then lands after it.
-        return (1 - below[candle]) ** others * min(waxes)
+        # this candle then lands after it. Its gap sorts it last: the lowest candles are worth keeping.
+        return (1 - below[candle]) ** others * min(waxes), TOP + candle
     free = CAPACITY - lens[target]
     if free > others:
-        return 0.0
+        return 0.0, candle - end
     # The shelf tips on this candle exactly when `free` other candles land between its end and it.
     q = below[candle] - below[end + 1]
     chance = BINOMIAL[others][free] * q**free * (1 - q) ** (others - free)
-    return chance * (waxes[target] + free * MEAN_WAX)
+    return chance * (waxes[target] + free * MEAN_WAX), candle - end
 
 
 def best_by_cost(hand, ends, lens, waxes, others: int, below) -> int:
     """The cheapest candle; on a tie, the one closest above a shelf end (it spends the least room)."""
-    best, best_key = hand[0], None
-    for candle in hand:
-        cost = candle_cost(candle, ends, lens, waxes, others, below)
-        key = (round(cost, 9), _gap(candle, ends))
-        if best_key is None or key < best_key:
-            best, best_key = candle, key
-    return best
-
-
-def _gap(candle: int, ends: list[int]) -> int:
-    gaps = [candle - end for end in ends if end < candle]
-    return min(gaps) if gaps else TOP + candle  # lowest candles last: they are worth keeping
+    if len(hand) == 1:
+        return hand[0]
+    return min(hand, key=lambda candle: candle_cost(candle, ends, lens, waxes, others, below))
 
 
 def heuristic_candle(view: dict) -> int:
@@ -146,18 +136,15 @@ def strong_candle(view: dict, rng: random.Random, time_limit: float | None = Non
     while done < samples:
         hands = _deal(unseen, sizes, rng)
         # Picks are secret and simultaneous: the others' picks this round do not depend on ours.
-        picks = [_opponent_pick(h, ends, lens, waxes, seats - 1, rng) for h in hands]
-        # One seed per sample: every candle meets the same noisy later picks (common random numbers).
-        noise_seed = rng.getrandbits(32) if OPPONENT_NOISE else 0
+        picks = [best_by_cost(h, ends, lens, waxes, seats - 1, UNIFORM_BELOW) for h in hands]
         for i, candle in enumerate(hand):
-            noise = random.Random(noise_seed) if OPPONENT_NOISE else None
-            totals[i] += _play_out(candle, hand, hands, picks, ends, lens, waxes, rounds_left, noise)
+            totals[i] += _play_out(candle, hand, hands, picks, ends, lens, waxes, rounds_left)
         done += 1
         if deadline and done >= MIN_SAMPLES and time.perf_counter() > deadline:
             break
     # Every candle saw the same samples; ties go to the heuristic's order.
     best = min(totals)
-    tied = [c for c, total in zip(hand, totals) if total <= best + 1e-9]
+    tied = [c for c, total in zip(hand, totals, strict=True) if total <= best + 1e-9]
     if len(tied) == 1:
         return tied[0]
     below = below_table(set(unseen))
@@ -173,34 +160,25 @@ def _deal(unseen: list[int], sizes: list[int], rng: random.Random) -> list[list[
     drawn = rng.sample(unseen, sum(sizes))
     hands, start = [], 0
     for size in sizes:
-        hands.append(sorted(drawn[start:start + size]))
+        hands.append(sorted(drawn[start : start + size]))
         start += size
     return hands
 
 
-def _rollout_pick(hand, ends, lens, waxes, others: int) -> int:
-    return best_by_cost(hand, ends, lens, waxes, others, UNIFORM_BELOW)
-
-
-def _opponent_pick(hand, ends, lens, waxes, others: int, rng: random.Random) -> int:
-    if OPPONENT_NOISE and rng.random() < OPPONENT_NOISE:
-        return rng.choice(hand)
-    return _rollout_pick(hand, ends, lens, waxes, others)
-
-
-def _play_out(candle, my_hand, other_hands, first_picks, ends, lens, waxes, rounds_left: int, rng) -> int:
+def _play_out(candle, my_hand, other_hands, first_picks, ends, lens, waxes, rounds_left: int) -> int:
     """Our wax from this round to the end if we play `candle` now and then everyone plays the
     heuristic (seat 0 is us). Works on copies; the arguments are left as they were."""
     ends, lens, waxes = list(ends), list(lens), list(waxes)
-    hands = [[c for c in my_hand if c != candle]] + [[c for c in h if c != p] for h, p in zip(other_hands, first_picks)]
-    picks = [candle] + list(first_picks)
+    hands = [[c for c in my_hand if c != candle]] + [
+        [c for c in h if c != p] for h, p in zip(other_hands, first_picks, strict=True)
+    ]
+    picks = [candle, *first_picks]
     others = len(picks) - 1
     wax = 0
     for round_ in range(rounds_left):
         if round_:
-            picks = [_rollout_pick(hands[0], ends, lens, waxes, others)]
-            picks += [_opponent_pick(h, ends, lens, waxes, others, rng) for h in hands[1:]]
-            for h, p in zip(hands, picks):
+            picks = [best_by_cost(h, ends, lens, waxes, others, UNIFORM_BELOW) for h in hands]
+            for h, p in zip(hands, picks, strict=True):
                 h.remove(p)
         wax += _resolve(picks, ends, lens, waxes)
     return wax
