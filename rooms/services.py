@@ -7,13 +7,15 @@ only after the commit sends events and schedules timers.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -27,6 +29,25 @@ log = logging.getLogger(__name__)
 
 NAME_MAX = 24
 _BOT_OR_STAND_IN = Q(is_bot=True) | Q(stand_in=True)
+_FIELDS_A_MOVE_CHANGES = [
+    "state", "seq", "prompts", "deadline_at", "deadline_seq", "paused_remaining", "status", "result", "ended_at",
+]
+
+
+# SQLite lets one writer in at a time and makes the others poll with growing sleeps (up to 100 ms),
+# which under load costs far more than the writes. Writers of one process queue on a lock instead;
+# PostgreSQL's row locks need no help.
+_sqlite_writer = threading.RLock()
+
+
+@contextlib.contextmanager
+def _writing():
+    if connection.vendor == "sqlite":
+        with _sqlite_writer, transaction.atomic():
+            yield
+    else:
+        with transaction.atomic():
+            yield
 
 
 class ServiceError(Exception):
@@ -139,7 +160,7 @@ def create_room(*, game: str, seat_count: int, options: dict | None, host_name: 
     name = _clean_name(host_name)
     for _attempt in range(20):
         try:
-            with transaction.atomic():
+            with _writing():
                 code = codes.new_room_code()
                 if Game.objects.filter(room_code=code).exists():
                     continue  # codes of expired rooms stay with their public records
@@ -169,7 +190,7 @@ def _take_seat(room: Room, seat: Seat, *, name: str, user) -> SeatTicket:
 
 def join_room(*, room_code: str, name: str, user=None) -> SeatTicket:
     """Take the first free seat. A signed-in player who already sits here gets that seat back."""
-    with transaction.atomic():
+    with _writing():
         room = _room_for_update(room_code)
         if user is not None and user.is_authenticated:
             mine = room.seats.filter(user=user).first()
@@ -200,7 +221,7 @@ def link_seat_to_user(*, seat_id: int, user) -> None:
 def set_client_seed(*, room_code: str, seat: int, value: str) -> None:
     if not isinstance(value, str) or not fairness.is_valid_client_seed(value):
         raise ServiceError("bad_client_seed", _("A client seed is 1 to 64 letters, digits, '-' or '_'."))
-    with transaction.atomic():
+    with _writing():
         room = _room_for_update(room_code)
         game = _current_game(room, lock=True)
         if game.status != Game.Status.LOBBY:
@@ -215,7 +236,7 @@ def set_client_seed(*, room_code: str, seat: int, value: str) -> None:
 
 def start_game(*, room_code: str, seat: int | None) -> Game:
     """The host (seat 1, index 0) starts; empty seats get bots. seat=None: the platform itself."""
-    with transaction.atomic():
+    with _writing():
         room = _room_for_update(room_code)
         if seat is not None and seat != 0:
             raise ServiceError("not_host", _("Only the host can start the game."))
@@ -321,7 +342,7 @@ def submit_move(*, room_code: str, seat: int, seq, action, by: str = Move.By.PLA
     decision was posed and at most the current one; anything else is stale or bogus."""
     if type(seq) is not int or seq < 0:
         raise ServiceError("bad_seq", _("A move must name the seq it answers."))
-    with transaction.atomic():
+    with _writing():
         room = _room_for_update(room_code)
         game = _current_game(room, lock=True)
         _apply_locked(room, game, seat=seat, seq=seq, action=action, by=by)
@@ -348,7 +369,7 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
     game.seq += 1
     Move.objects.create(game=game, seq=game.seq, seat=seat, action=action, by=by)
     after = _advance(game, spec, previous_to_act=acting, acted=seat)
-    game.save()
+    game.save(update_fields=_FIELDS_A_MOVE_CHANGES)
     _touch(room, every_move=True)
     transaction.on_commit(broadcast.prepare_game_update(game, events))
     transaction.on_commit(after)
@@ -364,7 +385,7 @@ def fire_countdown(*, game_id: int, seq: int) -> int:
     room_id = Game.objects.filter(pk=game_id).values_list("room_id", flat=True).first()
     if room_id is None:
         return 0
-    with transaction.atomic():
+    with _writing():
         room = Room.objects.select_for_update().filter(pk=room_id).first()  # the room first, as every writer does
         game = Game.objects.select_for_update().filter(pk=game_id).first()
         if room is None or game is None or game.status != Game.Status.PLAYING or game.is_paused:
@@ -401,7 +422,7 @@ def play_bot_turn(*, game_id: int, seat: int, prompt: int, choose) -> bool:
     action = choose(game.game, spec.engine.view(game.state, seat), seat_row.bot_level or "strong")
     by = Move.By.BOT if seat_row.is_bot else Move.By.STAND_IN
     try:
-        with transaction.atomic():
+        with _writing():
             room = _room_for_update(game.room.code)
             locked = _current_game(room, lock=True)
             if locked.pk != game.pk or locked.prompts.get(str(seat)) != prompt:
@@ -428,7 +449,7 @@ def _schedule_grace_if_absent(room_code: str, seats: list[int]) -> None:
 def seat_connected(*, room_code: str, seat: int, channel: str) -> None:
     live.presence_join(room_code, seat, channel)
     live.cancel(f"grace:{room_code}:{seat}")
-    with transaction.atomic():
+    with _writing():
         # of=("self",): the seat row alone. The join on the room would lock the room after the seat, the
         # reverse of every other writer's order (a deadlock with the expiry sweep on PostgreSQL).
         row = Seat.objects.select_for_update(of=("self",)).filter(room__code=room_code, index=seat).first()
@@ -450,7 +471,7 @@ def fire_grace(*, room_code: str, seat: int) -> bool:
     """The grace period ran out: if the player is still away, a bot plays for the seat."""
     if seat in live.connected_seats(room_code):
         return False
-    with transaction.atomic():
+    with _writing():
         # The room first, as every writer does: locking the seat first deadlocked with the expiry sweep.
         room = Room.objects.select_for_update().filter(code=room_code).first()
         row = Seat.objects.select_for_update().filter(room=room, index=seat).first() if room else None
@@ -477,7 +498,7 @@ def fire_grace(*, room_code: str, seat: int) -> bool:
 
 def pause_game(*, game_id: int) -> None:
     """Freeze the countdown: the deadline leaves the index and what was left is kept."""
-    with transaction.atomic():
+    with _writing():
         game = Game.objects.select_for_update().get(pk=game_id)
         if game.status != Game.Status.PLAYING or game.is_paused:
             raise ServiceError("cannot_pause", _("Only a game in play that is not paused can be paused."))
@@ -493,7 +514,7 @@ def pause_game(*, game_id: int) -> None:
 
 
 def resume_game(*, game_id: int) -> None:
-    with transaction.atomic():
+    with _writing():
         game = Game.objects.select_for_update().get(pk=game_id)
         if not game.is_paused:
             raise ServiceError("not_paused", _("The game is not paused."))
@@ -513,7 +534,7 @@ def resume_game(*, game_id: int) -> None:
 def end_game(*, game_id: int, reason: str) -> None:
     """End a game early (an admin, or the room expiring); the seed is revealed all the same."""
     room_id = Game.objects.filter(pk=game_id).values_list("room_id", flat=True).first()
-    with transaction.atomic():
+    with _writing():
         room = Room.objects.select_for_update().filter(pk=room_id).first() if room_id else None
         game = Game.objects.select_for_update().get(pk=game_id)
         if game.is_over:
@@ -535,7 +556,7 @@ def end_game(*, game_id: int, reason: str) -> None:
 def expire_room(*, room_code: str, now=None) -> bool:
     """Delete a room idle for the room lifetime; its games keep their public records."""
     now = now or timezone.now()
-    with transaction.atomic():
+    with _writing():
         room = Room.objects.select_for_update().filter(code=room_code).first()
         if room is None:
             return False

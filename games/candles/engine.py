@@ -6,8 +6,6 @@ the candles are placed lowest first. Actions: {"type": "play", "candle": N}.
 
 from __future__ import annotations
 
-import copy
-
 from games.errors import IllegalAction
 
 GAME = "candles"
@@ -90,13 +88,24 @@ def _check(state: dict, seat: int, action) -> int:
 
 def apply(state: dict, seat: int, action: dict, rng=None) -> tuple[dict, list[dict]]:
     candle = _check(state, seat, action)
-    state = copy.deepcopy(state)
+    state = _copy_state(state)
     state["hands"][seat].remove(candle)
     state["picks"][seat] = candle
     events = [{"type": "picked", "seat": seat}]
     if all(pick is not None for pick in state["picks"]):
         events += _resolve_round(state)
     return state, events
+
+
+def _copy_state(state: dict) -> dict:
+    """A copy deep enough that apply never changes its input (deepcopy costs ten times as much)."""
+    copied = dict(state)
+    for key in ("hands", "shelves", "collected"):
+        copied[key] = [list(row) for row in state[key]]
+    for key in ("picks", "wax", "deck"):
+        copied[key] = list(state[key])
+    copied["last_round"] = [{**p, "taken": list(p["taken"])} for p in state["last_round"]]
+    return copied
 
 
 def target_shelf(shelves: list[list[int]], candle: int) -> int | None:
@@ -182,7 +191,7 @@ def view(state: dict, seat: int | None) -> dict:
         "collected": [list(c) for c in state["collected"]],
         "picked": [pick is not None for pick in picks],
         "hand_sizes": [len(hand) + (pick is not None) for hand, pick in zip(state["hands"], picks)],
-        "last_round": copy.deepcopy(state["last_round"]),
+        "last_round": [{**p, "taken": list(p["taken"])} for p in state["last_round"]],
         "finished": state["finished"],
         "ranking": outcome(state),
     }
