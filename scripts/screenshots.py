@@ -1,0 +1,329 @@
+"""`make screenshots`: the main screens at phone and desktop sizes, saved as PNGs in screenshots/.
+
+Starts a Redis if none answers, a fresh SQLite database in var/screenshots/, the site (daphne and a
+worker) on a free port, and Chromium; plays real games against bots to reach each screen, and stops
+everything on exit or Ctrl-C. Prints the path of each picture.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from playwright.sync_api import Error as PlaywrightError  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from scripts.localredis import started_redis  # noqa: E402
+from tests.browser import helpers  # noqa: E402
+from tests.browser.conftest import CHROMIUM_ARGS, chromium_path  # noqa: E402
+
+OUT = ROOT / "screenshots"
+WORK = ROOT / "var" / "screenshots"
+WAIT_MS = 30_000
+SIZES = {
+    "phone": {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True,
+              "has_touch": True},
+    "desktop": {"viewport": {"width": 1280, "height": 860}},
+}
+LANGUAGES = {"en": "en-US", "pt-BR": "pt-BR"}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Site:
+    """The site on a throwaway database and its own Redis key prefix."""
+
+    def __init__(self, redis_url: str):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.prefix = f"wwshots{os.getpid()}:"
+        database = WORK / "wickwise.sqlite3"
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.base",
+            "DATABASE_URL": f"sqlite:///{database}",
+            "REDIS_URL": redis_url,
+            "REDIS_PREFIX": self.prefix,
+            "WICKWISE_BOT_DELAY_SECONDS": "0.3",   # quick bots, yet a moment to see who is choosing
+            "WICKWISE_GRACE_SECONDS": "60",        # no stand-ins while pictures are taken
+            "PYTHONUNBUFFERED": "1",
+        }
+        self.processes: list[subprocess.Popen] = []
+        self.logs: list = []
+
+    def run(self, *args: str) -> None:
+        subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, check=True,
+                       stdout=subprocess.DEVNULL)
+
+    def spawn(self, name: str, command: list[str]) -> None:
+        log = open(WORK / f"{name}.log", "w")  # noqa: SIM115 (closed in stop)
+        self.logs.append(log)
+        self.processes.append(subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT))
+
+    def start(self) -> None:
+        self.spawn("daphne", [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port),
+                              "--websocket-max-message-size", "8192", "config.asgi:application"])
+        self.spawn("worker", [sys.executable, "manage.py", "worker"])
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if any(process.poll() is not None for process in self.processes):
+                raise RuntimeError(f"the site exited early; see {WORK.relative_to(ROOT)}/*.log")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("the site did not start in time")
+
+    def stop(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        for log in self.logs:
+            log.close()
+        self.forget_keys()
+
+    def forget_keys(self) -> None:
+        import redis
+
+        try:
+            client = redis.Redis.from_url(self.env["REDIS_URL"])
+            keys = list(client.scan_iter(match=self.prefix + "*", count=1000))
+            if keys:
+                client.delete(*keys)
+        except redis.RedisError:
+            pass
+
+
+def fresh_database() -> None:
+    WORK.mkdir(parents=True, exist_ok=True)
+    for path in WORK.glob("wickwise.sqlite3*"):
+        path.unlink()
+
+
+class Camera:
+    """Saves numbered screenshots named <size>-<language>-<screen>.png and prints their paths."""
+
+    def __init__(self):
+        OUT.mkdir(exist_ok=True)
+        self.saved: list[Path] = []
+
+    def shoot(self, page, size: str, language: str, screen: str, *, full_page: bool = True) -> None:
+        path = OUT / f"{size}-{language}-{screen}.png"
+        page.screenshot(path=str(path), full_page=full_page, animations="allow")
+        self.saved.append(path)
+        print(path.relative_to(ROOT), flush=True)
+
+
+# --- the screens ----------------------------------------------------------------------------------
+
+EVIDENCE = helpers.Evidence("failed", WORK)
+
+
+def new_page(browser, size: str, language: str):
+    context = browser.new_context(locale=LANGUAGES[language], **SIZES[size])
+    context.set_default_timeout(WAIT_MS)
+    return EVIDENCE.watch(f"{size}-{language}-{len(EVIDENCE.pages)}", context.new_page())
+
+
+def home(camera, browser, site, size, language):
+    page = new_page(browser, size, language)
+    page.goto(site.url + "/")
+    page.wait_for_load_state("networkidle")
+    camera.shoot(page, size, language, "01-home")
+    page.context.close()
+
+
+def lobby(camera, browser, site, size, language):
+    """Ana opens a four-seat room and Ben joins: two seats taken, two to be filled by bots."""
+    host = new_page(browser, size, language)
+    host.goto(site.url + "/")
+    host.fill("#id_candles-name", "Ana")
+    host.locator("form[action*='/new/'] button[type=submit]").click()
+    host.wait_for_selector("#lobby:not([hidden])")
+    code = host.text_content("#lobby .big-code").strip()
+    guest = new_page(browser, size, language)
+    guest.goto(site.url + "/")
+    guest.fill("#id_code", code)
+    guest.fill("#id_name", "Benedita")
+    guest.locator("form[action$='/join/'] button[type=submit]").click()
+    guest.wait_for_selector("#lobby:not([hidden])")
+    for page in (host, guest):
+        page.wait_for_function("document.querySelectorAll('#lobby-seats .badge.ok').length === 2")
+    camera.shoot(host, size, language, "02-lobby-host")
+    camera.shoot(guest, size, language, "02-lobby-guest")
+    host.context.close()
+    guest.context.close()
+
+
+def start_bots_game(page, site, name: str) -> None:
+    page.goto(site.url + "/")
+    page.fill("#id_candles-name", name)
+    page.locator(".play-bots-form button[type=submit]").click()
+    helpers.wait_for_table(page)
+    helpers.wait_for_round(page, 1)
+
+
+LONG_PRESS = """([selector, phase]) => {
+  // A finger held on the candle: the table's own long-press code shows the tooltip.
+  const target = document.querySelector(selector);
+  const box = target.getBoundingClientRect();
+  const touch = new Touch({identifier: 1, target, clientX: box.x + box.width / 2, clientY: box.y + box.height / 2});
+  const touches = phase === "touchstart" ? [touch] : [];
+  target.dispatchEvent(new TouchEvent(phase, {bubbles: true, cancelable: true, touches, changedTouches: [touch]}));
+}"""
+
+
+def show_tooltip(page, size: str, candle: int):
+    """Desktop: the mouse rests on the candle. Phone: a finger held on it. Returns what lifts it again."""
+    selector = f'.candles-table .ct-card[data-candle="{candle}"]'
+    release = lambda: None  # noqa: E731
+    if size == "desktop":
+        page.mouse.move(0, 0)
+        page.locator(selector).hover()
+    else:
+        page.evaluate(LONG_PRESS, [selector, "touchstart"])
+        release = lambda: page.evaluate(LONG_PRESS, [selector, "touchend"])  # noqa: E731
+    try:
+        page.wait_for_selector(".candles-table .ct-tooltip:not([hidden])", timeout=5000)
+    except PlaywrightError:
+        print(f"  note: no tooltip showed on the {size} table", flush=True)
+    return release
+
+
+def table_mid_round(camera, page, size, language) -> int:
+    """Round 1 as the page opens; round 2 (the shelves have grown) with a candle selected and its tooltip."""
+    camera.shoot(page, size, language, "03-table-start", full_page=False)
+    first = helpers.hand(page)[-1]
+    if size == "desktop":
+        helpers.pick_by_mouse(page, first)
+    else:
+        helpers.pick_by_tap(page, first)
+    helpers.wait_for_round(page, 2)
+    candle = helpers.hand(page)[1]
+    if size == "desktop":
+        page.evaluate("window.scrollTo(0, 0)")
+        helpers.card(page, candle).click()
+    else:
+        helpers.card(page, candle).tap()
+    page.wait_for_selector(f'.candles-table .ct-card.is-selected[data-candle="{candle}"]')
+    release = show_tooltip(page, size, candle)
+    if size != "desktop":
+        # The hand and the shelves above it, as a player holding the phone sees them.
+        page.locator(".candles-table .ct-area--stage").evaluate("(node) => node.scrollIntoView({block: 'end'})")
+    camera.shoot(page, size, language, "03-table", full_page=False)
+    release()
+    return candle
+
+
+def whole_game(camera, browser, site, size, language):
+    page = new_page(browser, size, language)
+    start_bots_game(page, site, "Ana")
+    candle = table_mid_round(camera, page, size, language)
+
+    if size == "desktop":
+        helpers.play_button(page).click()
+    else:
+        helpers.play_button(page).tap()
+    page.wait_for_selector(".candles-table .ct-reveal:not([hidden]) .ct-pick.is-placed")
+    camera.shoot(page, size, language, "04-reveal", full_page=False)
+    helpers.wait_until_picked(page, candle)
+
+    page.emulate_media(reduced_motion="reduce")  # the rest of the game only needs to end
+    for round_number in range(3, 7):
+        helpers.wait_for_round(page, round_number)
+        (helpers.pick_by_mouse if size == "desktop" else helpers.pick_by_tap)(page, helpers.hand(page)[0])
+    helpers.wait_for_end(page)
+    page.emulate_media(reduced_motion="no-preference")
+    camera.shoot(page, size, language, "05-end")
+    page.locator("#end-panel").scroll_into_view_if_needed()
+    camera.shoot(page, size, language, "05-end-screen", full_page=False)
+
+    page.click("#verify-link")
+    page.wait_for_selector("#verify[data-result]")
+    camera.shoot(page, size, language, "06-verify")
+    page.context.close()
+
+
+def table_only(camera, browser, site, size, language):
+    page = new_page(browser, size, language)
+    start_bots_game(page, site, "Ana")
+    table_mid_round(camera, page, size, language)
+    page.context.close()
+
+
+def how_to_play(camera, browser, site, size, language):
+    page = new_page(browser, size, language)
+    page.goto(site.url + "/how-to-play/candles/")
+    page.wait_for_load_state("networkidle")
+    camera.shoot(page, size, language, "07-how-to-play")
+    page.context.close()
+
+
+def take_all(camera, site) -> None:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        try:
+            with EVIDENCE:
+                for size in SIZES:
+                    home(camera, browser, site, size, "en")
+                    lobby(camera, browser, site, size, "en")
+                    whole_game(camera, browser, site, size, "en")
+                    how_to_play(camera, browser, site, size, "en")
+                    home(camera, browser, site, size, "pt-BR")
+                    table_only(camera, browser, site, size, "pt-BR")
+        finally:
+            browser.close()
+
+
+def stop_on_signals() -> None:
+    """Ctrl-C and a plain kill both unwind through the finally blocks that stop the site and Redis
+    (also when a shell started this script in the background with SIGINT ignored)."""
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+
+
+def main() -> int:
+    stop_on_signals()
+    fresh_database()
+    camera = Camera()
+    try:
+        with started_redis() as url:
+            site = Site(url)
+            try:
+                site.run("migrate", "--noinput")
+                site.start()
+                print(f"Taking screenshots of {site.url} into {OUT.relative_to(ROOT)}/", flush=True)
+                take_all(camera, site)
+            finally:
+                site.stop()
+    except KeyboardInterrupt:
+        print("Stopped.", file=sys.stderr)
+        return 130
+    print(f"{len(camera.saved)} screenshots saved.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
