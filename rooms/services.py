@@ -412,8 +412,10 @@ def play_bot_turn(*, game_id: int, seat: int, prompt: int, choose) -> bool:
     outside the lock, and the move is dropped if the position moved on meanwhile."""
     game = Game.objects.select_related("room").filter(pk=game_id).first()
     if game is None or game.room is None or game.status != Game.Status.PLAYING or game.is_paused:
+        log.info("bot turn %s/%s/%s dropped: no game in play", game_id, seat, prompt)
         return False
     if game.prompts.get(str(seat)) != prompt:
+        log.info("bot turn %s/%s/%s dropped: the decision moved on", game_id, seat, prompt)
         return False
     seat_row = game.room.seats.get(index=seat)
     if not (seat_row.is_bot or seat_row.stand_in):

@@ -42,6 +42,9 @@
     game: null,
     view: null,
     seq: 0,
+    early: {},  // updates that arrived before the one they follow, by seq
+    gapTimer: null,
+    syncTimer: null,
     seat: config.seat,
     clockOffset: 0,            // server clock minus local clock, in seconds
     socket: null,
@@ -288,10 +291,44 @@
     send({ type: "ping" });
   }
 
+  // Asked for too soon after the last one, a sync is sent later rather than dropped.
   function requestSync() {
-    if (Date.now() - state.lastSyncAt < SYNC_THROTTLE_MS) return;
+    var wait = state.lastSyncAt + SYNC_THROTTLE_MS - Date.now();
+    if (wait > 0) {
+      if (!state.syncTimer) {
+        state.syncTimer = setTimeout(function () { state.syncTimer = null; requestSync(); }, wait);
+      }
+      return;
+    }
     state.lastSyncAt = Date.now();
     send({ type: "sync" });
+  }
+
+  // Updates are sent after commit by whichever process made the move, so two of them can cross on the
+  // way. One that arrives early waits a moment for the one before it; only a real gap asks for a sync.
+  var REORDER_WAIT_MS = 600;
+
+  function holdEarlyUpdate(message) {
+    state.early[message.seq] = message;
+    clearTimeout(state.gapTimer);
+    state.gapTimer = setTimeout(function () {
+      if (Object.keys(state.early).length) requestSync();
+    }, REORDER_WAIT_MS);
+  }
+
+  function applyHeldUpdates() {
+    var number = state.game && state.game.number;
+    Object.keys(state.early).forEach(function (seq) {
+      var held = state.early[seq];
+      if (Number(seq) <= state.seq || !held.game || held.game.number !== number) delete state.early[seq];
+    });
+    var next = state.early[state.seq + 1];
+    if (next) {
+      delete state.early[state.seq + 1];
+      onUpdate(next);
+    } else if (!Object.keys(state.early).length) {
+      clearTimeout(state.gapTimer);
+    }
   }
 
   // --- messages from the server -------------------------------------------------------------------
@@ -330,6 +367,7 @@
     noticeTurnWhenDrawn(settled, turnBegins(previousGame, message.game, []), true);
     maybeSendSeed();
     maybeAutostart();
+    applyHeldUpdates();
   }
 
   function onUpdate(message) {
@@ -340,7 +378,7 @@
     var sameGame = Boolean(current) && game.number === current.number;
     var events = message.events || [];
     if (sameGame && message.seq > state.seq + 1) {
-      requestSync();  // we missed an update; the snapshot replaces everything
+      holdEarlyUpdate(message);  // wait briefly for the one before it, else a snapshot replaces everything
       return;
     }
     if (sameGame && message.seq < state.seq) return;
@@ -370,6 +408,7 @@
     var settled = feedRenderer(events);
     if (becameOver) revealEndWhen(settled, game);
     noticeTurnWhenDrawn(settled, begins, false);
+    applyHeldUpdates();
   }
 
   function isOver(game) { return game.status === "finished" || game.status === "ended"; }
