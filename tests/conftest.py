@@ -11,20 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import flush_suite_redis, subprocess_env
+
 ROOT = Path(__file__).resolve().parent.parent
 # Playwright's sync API runs an event loop in the test thread; the ORM calls made there are safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-
-def _flush_prefix():
-    from django.conf import settings
-
-    from rooms import live
-
-    client = live.client()
-    keys = list(client.scan_iter(match=settings.REDIS_PREFIX + "*", count=1000))
-    if keys:
-        client.delete(*keys)
 
 
 @pytest.fixture(autouse=True)
@@ -40,13 +31,13 @@ def english_after_each_test():
 def redis_left_clean():
     """Each run has its own key prefix; leave none of its keys behind."""
     yield
-    _flush_prefix()
+    flush_suite_redis()
 
 
 @pytest.fixture(autouse=True)
 def clean_redis():
     """Every test starts with none of this suite's keys in Redis."""
-    _flush_prefix()
+    flush_suite_redis()
     yield
 
 
@@ -60,21 +51,10 @@ class LiveSite:
     """daphne and a worker in other processes, on the test database and the test Redis prefix."""
 
     def __init__(self, *, workers: int = 1, env: dict | None = None):
-        from django.conf import settings
-        from django.db import connection
-
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
-        self.env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "config.settings.test",
-            "WICKWISE_TEST_DB_NAME": str(connection.settings_dict["NAME"]),
-            "REDIS_URL": settings.REDIS_URL,
-            "REDIS_PREFIX": settings.REDIS_PREFIX,
-            "PYTHONUNBUFFERED": "1",
-            **(env or {}),
-        }
+        self.env = subprocess_env(**(env or {}))
         self.logs = ROOT / "var" / "test-logs"
         self.logs.mkdir(parents=True, exist_ok=True)
         self.server = self._spawn(

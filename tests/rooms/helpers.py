@@ -6,13 +6,13 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 from unittest import mock
 
+import pytest
 from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
@@ -23,6 +23,7 @@ from django.utils import timezone
 from games import fairness, registry
 from rooms import broadcast, identity, live, services
 from rooms.models import Game, Move, Seat
+from tests.support import subprocess_env
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_SECONDS = 20.0  # generous: a slow machine waits longer, a fast one does not
@@ -162,14 +163,6 @@ def expiry_index() -> dict[str, float]:
     return dict(live.client().zrange(live.key(live.EXPIRY), 0, -1, withscores=True))
 
 
-def flush_suite_redis() -> None:
-    """Lose every key of this suite in Redis, as if Redis had restarted empty."""
-    client = live.client()
-    keys = list(client.scan_iter(match=settings.REDIS_PREFIX + "*", count=1000))
-    if keys:
-        client.delete(*keys)
-
-
 # --- what was broadcast ---------------------------------------------------------------------------
 
 @contextlib.contextmanager
@@ -255,6 +248,14 @@ def is_type(kind: str):
     return lambda m: m["type"] == kind
 
 
+@pytest.fixture
+def fresh_channel_layer():
+    """The channel layer keeps receive state tied to an event loop: a fresh one for every test."""
+    reset_channel_layer()
+    yield
+    reset_channel_layer()
+
+
 def reset_channel_layer() -> None:
     """Forget the channel layer: it keeps receive state bound to the event loop it first ran in, and each
     async test runs in a loop of its own (a consumer left waiting in one test broke the next one)."""
@@ -273,17 +274,7 @@ class Workers:
     """`manage.py worker` in other processes, on the test database and this suite's Redis prefix."""
 
     def __init__(self):
-        from django.db import connection
-
-        self.env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "config.settings.test",
-            "WICKWISE_TEST_DB_NAME": str(connection.settings_dict["NAME"]),
-            "REDIS_URL": settings.REDIS_URL,
-            "REDIS_PREFIX": settings.REDIS_PREFIX,
-            "PYTHONUNBUFFERED": "1",
-            "LOG_LEVEL": "INFO",
-        }
+        self.env = subprocess_env(LOG_LEVEL="INFO")
         self.logs = ROOT / "var" / "test-logs"
         self.logs.mkdir(parents=True, exist_ok=True)
         self.running: list[tuple[subprocess.Popen, Path]] = []

@@ -20,6 +20,7 @@ from tests.rooms.helpers import (
     candle_for,
     close_all,
     cookie_for,
+    fresh_channel_layer,  # noqa: F401 (a fixture)
     game_in_play,
     is_type,
     is_update,
@@ -27,21 +28,14 @@ from tests.rooms.helpers import (
     play_pending,
     receive,
     receive_until,
-    reset_channel_layer,
     room_with,
     started_room,
     what_moves_change,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
 db = database_sync_to_async
 
-
-@pytest.fixture(autouse=True)
-def fresh_channel_layer():
-    reset_channel_layer()
-    yield
-    reset_channel_layer()
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_channel_layer")]
 
 
 async def seated(code: str, ticket):

@@ -21,28 +21,22 @@ from tests.rooms.helpers import (
     close_all,
     cookie_for,
     expiry_index,
-    flush_suite_redis,
+    fresh_channel_layer,  # noqa: F401 (a fixture)
     game_in_play,
     is_type,
     is_update,
     open_socket,
     receive_until,
-    reset_channel_layer,
     room_with,
     started_room,
     timers,
     wait_for,
 )
+from tests.support import flush_suite_redis
 
-pytestmark = pytest.mark.django_db(transaction=True)
 db = database_sync_to_async
 
-
-@pytest.fixture(autouse=True)
-def fresh_channel_layer():
-    reset_channel_layer()
-    yield
-    reset_channel_layer()
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_channel_layer")]
 
 
 @pytest.fixture
