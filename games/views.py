@@ -10,6 +10,7 @@ from games import registry
 def verify(request):
     return render(request, "games/verify.html", {
         "room": request.GET.get("room", "")[:12], "number": request.GET.get("n", "")[:6],
+        "games": registry.all_games(),
     })
 
 

@@ -16,7 +16,11 @@ from scripts import compile_translations
 ROOT = Path(__file__).resolve().parent.parent
 LOCALES = {"pt_BR": "(n > 1)", "pt_PT": "(n != 1)"}
 DOMAINS = ["django", "djangojs"]
-CATALOGS = [ROOT / "locale" / locale / "LC_MESSAGES" / f"{domain}.po" for locale in LOCALES for domain in DOMAINS]
+LOCALE_DIRS = [ROOT / "locale", *sorted((ROOT / "games").glob("*/locale"))]  # the project's, then each game's
+CATALOGS = [
+    directory / locale / "LC_MESSAGES" / f"{domain}.po"
+    for directory in LOCALE_DIRS for locale in LOCALES for domain in DOMAINS
+]
 
 # %(name)s, %s, %d, {n}, {}: what Python, Django's interpolate() and str.format fill in.
 PLACEHOLDER = re.compile(r"%\(\w+\)[-#0 +]*\d*(?:\.\d+)?[sdifr]|%[-#0 +]*\d*(?:\.\d+)?[sdifr]|\{\w*\}")
@@ -70,7 +74,7 @@ def test_every_catalog_exists():
         assert path.is_file(), f"{path.relative_to(ROOT)} is missing: run makemessages for pt_BR and pt_PT"
 
 
-@pytest.mark.parametrize("path", CATALOGS, ids=lambda path: f"{path.parent.parent.name}/{path.name}")
+@pytest.mark.parametrize("path", CATALOGS, ids=lambda path: str(path.relative_to(ROOT)))
 def test_no_untranslated_or_fuzzy_entries(path):
     catalog = read_catalog(path)
     assert not catalog.fuzzy, "the header is marked fuzzy"
@@ -83,7 +87,7 @@ def test_no_untranslated_or_fuzzy_entries(path):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("path", CATALOGS, ids=lambda path: f"{path.parent.parent.name}/{path.name}")
+@pytest.mark.parametrize("path", CATALOGS, ids=lambda path: str(path.relative_to(ROOT)))
 def test_plural_forms(path):
     catalog = read_catalog(path)
     assert catalog.num_plurals == 2
@@ -93,7 +97,7 @@ def test_plural_forms(path):
             assert len(forms) == 2, msgid
 
 
-@pytest.mark.parametrize("path", CATALOGS, ids=lambda path: f"{path.parent.parent.name}/{path.name}")
+@pytest.mark.parametrize("path", CATALOGS, ids=lambda path: str(path.relative_to(ROOT)))
 def test_placeholders_and_tags_are_kept(path):
     problems = []
     for _message, msgid, plural, forms in entries(path):
@@ -121,8 +125,7 @@ NOT_GERUNDS = {"quando", "segundo", "segundos", "mundo", "fundo", "fundos", "com
 
 
 def msgstrs(locale: str):
-    for domain in DOMAINS:
-        path = ROOT / "locale" / locale / "LC_MESSAGES" / f"{domain}.po"
+    for path in (catalog for catalog in CATALOGS if catalog.parent.parent.name == locale):
         for _message, msgid, _plural, forms in entries(path):
             for form in forms:
                 yield msgid, form

@@ -41,13 +41,12 @@
     return fmt(gettext("%(name)s (seat %(seat)s)"), { name: player.name, seat: number });
   }
 
-  function illegalReason(error) {
+  function illegalReason(error, presenter) {
     const reasons = {
       game_over: gettext("the game was already over"),
       no_such_seat: gettext("there is no such seat"),
-      already_picked: gettext("this seat had already picked a candle this round"),
       bad_action: gettext("the move is not a valid action"),
-      not_in_hand: gettext("that candle was not in this seat's hand"),
+      ...(presenter.illegalReasons ? presenter.illegalReasons() : {}),
     };
     return reasons[error.code] || error.message;
   }
@@ -63,71 +62,6 @@
 
   // --- what each game shows of its deal, its rounds and its ranking ------------------------------
 
-  const candlesPresenter = {
-    deal(record, state) {
-      const lines = state.hands.map((hand, seat) => fmt(gettext("%(player)s: %(candles)s"), {
-        player: seatName(record, seat), candles: hand.join(" "),
-      }));
-      lines.push(fmt(gettext("Shelves: %(shelves)s"), { shelves: this.shelves(state.shelves) }));
-      return lines;
-    },
-    shelves(shelves) {
-      return shelves.map((shelf, i) => fmt(gettext("%(shelf)s: %(candles)s"), {
-        shelf: i + 1, candles: shelf.join(" "),
-      })).join(" · ");
-    },
-    stepDone(events) {
-      return events.some((event) => event.type === "reveal");
-    },
-    stepTitle(state, done) {
-      const round = done ? state.round - (state.finished ? 0 : 1) : state.round;
-      return done
-        ? fmt(gettext("Round %(round)s"), { round })
-        : fmt(gettext("Round %(round)s (not finished)"), { round });
-    },
-    step(record, state, events) {
-      const lines = [];
-      const reveal = events.find((event) => event.type === "reveal");
-      if (!reveal) {
-        const made = state.picks.filter((pick) => pick !== null).length;
-        return [fmt(gettext("%(made)s of %(seats)s picks were made before the game ended."), {
-          made, seats: state.seats,
-        })];
-      }
-      lines.push(fmt(gettext("Picks: %(picks)s"), {
-        picks: reveal.picks.map((candle, seat) => `${seatName(record, seat)} ${candle}`).join(", "),
-      }));
-      for (const event of events.filter((e) => e.type === "place")) {
-        lines.push(this.placement(record, event));
-      }
-      lines.push(fmt(gettext("Shelves after the round: %(shelves)s"), { shelves: this.shelves(state.shelves) }));
-      lines.push(fmt(gettext("Wax so far: %(wax)s"), {
-        wax: state.wax.map((wax, seat) => `${seatName(record, seat)} ${wax}`).join(", "),
-      }));
-      return lines;
-    },
-    placement(record, event) {
-      const values = {
-        player: seatName(record, event.seat), candle: event.candle, shelf: event.shelf + 1,
-        taken: event.taken.join(" "), wax: event.wax,
-      };
-      if (event.how === "tip") {
-        return fmt(gettext("%(player)s plays %(candle)s, the sixth on shelf %(shelf)s: collects %(taken)s "
-          + "(%(wax)s wax) and starts the shelf again."), values);
-      }
-      if (event.how === "low") {
-        return fmt(gettext("%(player)s plays %(candle)s, lower than every shelf: collects shelf %(shelf)s, "
-          + "%(taken)s (%(wax)s wax), and starts it again."), values);
-      }
-      return fmt(gettext("%(player)s plays %(candle)s onto shelf %(shelf)s."), values);
-    },
-    ranking(record, ranking) {
-      return ranking.map((row) => fmt(gettext("Place %(place)s: %(player)s, %(wax)s wax"), {
-        place: row.place, player: seatName(record, row.seat), wax: row.score,
-      }));
-    },
-  };
-
   const genericPresenter = {
     deal: () => [gettext("The deal was rebuilt from the seed.")],
     stepDone: () => true,
@@ -138,7 +72,14 @@
     })),
   };
 
-  const PRESENTERS = { candles: candlesPresenter };
+  // Each game's present.js (static/<game>/present.js, loaded before this file) registers
+  // WickwiseVerifyPresenters[game] = (helpers) => presenter, with deal, stepDone, stepTitle, step, ranking
+  // and, optionally, illegalReasons (the engine's codes in words).
+  const helpers = { gettext, ngettext, fmt, seatName };
+  const PRESENTERS = {};
+  for (const [game, make] of Object.entries(root.WickwiseVerifyPresenters || {})) {
+    PRESENTERS[game] = make(helpers);
+  }
 
   // --- the checks ------------------------------------------------------------------------------
 
@@ -264,7 +205,7 @@
   }
 
   /** One logged move: in sequence, by a seat that had to decide, legal by the rules. */
-  async function applyMove(record, rules, state, move, expectedSeq, rng) {
+  async function applyMove(record, rules, presenter, state, move, expectedSeq, rng) {
     const fail = (reason) => {
       throw new CheckFailed("move", describeMove(record, move), [reason]);
     };
@@ -281,7 +222,7 @@
       return await rules.apply(state, move.seat, move.action, rng);
     } catch (error) {
       if (error && error.name === "IllegalAction") {
-        fail(fmt(gettext("Not allowed: %(reason)s."), { reason: illegalReason(error) }));
+        fail(fmt(gettext("Not allowed: %(reason)s."), { reason: illegalReason(error, presenter) }));
       }
       throw error;
     }
@@ -294,7 +235,7 @@
       const move = record.moves[index];
       let applied;
       try {
-        applied = await applyMove(record, rules, state, move, index + 1, rng);
+        applied = await applyMove(record, rules, presenter, state, move, index + 1, rng);
       } catch (error) {
         if (error instanceof CheckFailed) {
           checks.push(error.check);

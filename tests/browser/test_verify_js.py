@@ -29,14 +29,16 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 ORIGIN = "http://127.0.0.1:9"  # answered by page.route, never contacted
+GAME_SCRIPTS = sorted(ROOT.glob("games/*/static/*/rules.js")) + sorted(ROOT.glob("games/*/static/*/present.js"))
 FILES = {
     "/fairness.js": ROOT / "static" / "js" / "fairness.js",
-    "/rules.js": ROOT / "games" / "candles" / "static" / "candles" / "rules.js",
+    **{f"/{path.parent.name}/{path.name}": path for path in GAME_SCRIPTS},
     "/verify.js": ROOT / "static" / "js" / "verify.js",
     "/vectors.json": ROOT / "games" / "fairness_vectors.json",
 }
-HARNESS = """<!doctype html><meta charset="utf-8"><title>verifier</title>
-<script src="/fairness.js"></script><script src="/rules.js"></script><script src="/verify.js"></script>"""
+# Every game's rules and presenter, as the Verify page loads them.
+HARNESS = """<!doctype html><meta charset="utf-8"><title>verifier</title>""" + "".join(
+    f'<script src="{name}"></script>' for name in FILES if name.endswith(".js"))
 VECTORS = json.loads(FILES["/vectors.json"].read_text())
 
 
