@@ -35,8 +35,10 @@ INSTALLED_APPS = [
     "rooms",
     "games",
     "games.candles",
+    "games.trails",
+    "games.pots",
 ]
-WICKWISE_GAMES = ["candles"]
+WICKWISE_GAMES = ["candles", "trails", "pots"]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
