@@ -113,11 +113,15 @@ def _mix(record: dict) -> str:
 
 
 def _describe_deal(engine: ModuleType, state: dict) -> str:
-    """A short text of the deal, for the games whose deal is cards in hands and on a table."""
+    """A short text of the deal: cards in hands and on a table, who starts, or who deals first."""
     if "hands" in state and "shelves" in state:
         hands = "; ".join(f"seat {i + 1}: {hand}" for i, hand in enumerate(state["hands"]))
         shelves = "; ".join(f"{i + 1}: {shelf}" for i, shelf in enumerate(state["shelves"]))
         return f"hands {hands}; shelves {shelves}"
+    if "dealer" in state:
+        return f"seat {state['dealer'] + 1} deals first"
+    if "first" in state:
+        return f"seat {state['first'] + 1} starts"
     return "the deal was rebuilt from the seed"
 
 

@@ -3,6 +3,8 @@
 
      window.WickwiseGames[slug] = { scoreLabel, lowerIsBetter, showsPlayers, announcesTurns,
                                     mount(container, ctx) -> { update, destroy } }
+   and optionally scoreText(score) (a score in words, with its plural), scoreRule (who wins, in words)
+   and turnBased (a seat decides several times in a row within one turn: only the first is "your turn").
 
    room.js calls update(view, events, game) on each snapshot (events = []) and each update; update may
    return a promise that settles when that update is drawn. showsPlayers: the table shows every player,
@@ -517,10 +519,13 @@
 
   // Does `game` put a new decision to this player? Either they were not to act before, or they were and
   // a new decision came with a new deadline (a new round once they were the last to pick). A resume
-  // also sets a new deadline, but for the same decision.
+  // also sets a new deadline, but for the same decision. In a turn-based game the same player deciding
+  // again (throw, climb, throw...) is still the same turn.
   function turnBegins(previous, game, events) {
     if (!isMyTurnIn(game) || isPaused(game)) return false;
     if (!previous || previous.number !== game.number || !isMyTurnIn(previous)) return true;
+    var impl = rendererImpl();
+    if (impl && impl.turnBased) return false;
     var resumed = events.some(function (event) { return event.type === "resumed"; });
     return !resumed && !isPaused(previous) && game.deadline !== previous.deadline;
   }
@@ -794,6 +799,7 @@
 
   function scoreText(score) {
     var impl = rendererImpl();
+    if (impl && typeof impl.scoreText === "function") return impl.scoreText(score);
     var label = impl && impl.scoreLabel ? impl.scoreLabel : gettext("points");
     return interpolate(gettext("%(score)s %(label)s"), { score: score, label: label }, true);
   }
@@ -823,7 +829,9 @@
     show(ranking, rows.length > 0);
     var impl = rendererImpl();
     var rule = $("score-rule");
-    if (impl && typeof impl.lowerIsBetter === "boolean") {
+    if (impl && impl.scoreRule) {
+      rule.textContent = impl.scoreRule;
+    } else if (impl && typeof impl.lowerIsBetter === "boolean") {
       rule.textContent = impl.lowerIsBetter ? gettext("The lowest score wins.") : gettext("The highest score wins.");
     }
     show(rule, rows.length > 0 && Boolean(impl));
@@ -1236,9 +1244,10 @@
     if (sound && window.WickwiseSound) {
       sound.addEventListener("click", function () {
         window.WickwiseSound.toggle();
-        renderSoundToggle();
         if (!Sound.isMuted()) Sound.play("pick");
       });
+      // The button's words follow the sound however it was switched (a table's M key, say).
+      window.WickwiseSound.onChange(renderSoundToggle);
       renderSoundToggle();
     } else if (sound) {
       sound.hidden = true;

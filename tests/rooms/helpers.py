@@ -52,22 +52,22 @@ def wait_for(condition, *, what: str, timeout: float = WAIT_SECONDS):
 
 # --- rooms and games through the services -------------------------------------------------------
 
-def new_room(seats: int = 2, *, host: str = "Host", options: dict | None = None, user=None):
-    return services.create_room(game="candles", seat_count=seats, options=options, host_name=host, user=user)
+def new_room(seats: int = 2, *, host: str = "Host", options: dict | None = None, user=None, game: str = "candles"):
+    return services.create_room(game=game, seat_count=seats, options=options, host_name=host, user=user)
 
 
-def room_with(humans: int, seats: int | None = None, *, options: dict | None = None):
+def room_with(humans: int, seats: int | None = None, *, options: dict | None = None, game: str = "candles"):
     """A room whose first `humans` seats are taken by people; returns (code, tickets by seat)."""
-    host = new_room(seats or humans, options=options)
+    host = new_room(seats or humans, options=options, game=game)
     tickets = [host]
     for number in range(1, humans):
         tickets.append(services.join_room(room_code=host.room_code, name=f"Player {number + 1}"))
     return host.room_code, tickets
 
 
-def started_room(humans: int, seats: int | None = None, *, options: dict | None = None):
+def started_room(humans: int, seats: int | None = None, *, options: dict | None = None, game: str = "candles"):
     """A room with `humans` people (and bots in the other seats) whose first game is in play."""
-    code, tickets = room_with(humans, seats, options=options)
+    code, tickets = room_with(humans, seats, options=options, game=game)
     services.start_game(room_code=code, seat=0)
     return code, tickets, latest_game(code)
 
