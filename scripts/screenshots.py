@@ -22,7 +22,7 @@ from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from scripts.localredis import started_redis  # noqa: E402
-from tests.browser import helpers  # noqa: E402
+from tests.browser import helpers, pots_helpers, trails_helpers  # noqa: E402
 from tests.browser.conftest import CHROMIUM_ARGS, chromium_path  # noqa: E402
 
 OUT = ROOT / "screenshots"
@@ -157,7 +157,7 @@ def lobby(camera, browser, site, size, language):
     host = new_page(browser, size, language)
     host.goto(site.url + "/")
     host.fill("#id_candles-name", "Ana")
-    host.locator("form[action*='/new/'] button[type=submit]").click()
+    host.locator("form[action$='/candles/new/'] button[type=submit]").click()
     host.wait_for_selector("#lobby:not([hidden])")
     code = host.text_content("#lobby .big-code").strip()
     guest = new_page(browser, size, language)
@@ -175,9 +175,7 @@ def lobby(camera, browser, site, size, language):
 
 
 def start_bots_game(page, site, name: str) -> None:
-    page.goto(site.url + "/")
-    page.fill("#id_candles-name", name)
-    page.locator(".play-bots-form button[type=submit]").click()
+    start_game_against_bots(page, site, "candles", name)
     helpers.wait_for_table(page)
     helpers.wait_for_round(page, 1)
 
@@ -271,10 +269,56 @@ def table_only(camera, browser, site, size, language):
 
 
 def how_to_play(camera, browser, site, size, language):
+    for number, slug in enumerate(["candles", "trails", "pots"]):
+        page = new_page(browser, size, language)
+        page.goto(f"{site.url}/how-to-play/{slug}/")
+        page.wait_for_load_state("networkidle")
+        camera.shoot(page, size, language, f"07-how-to-play-{number + 1}-{slug}")
+        page.context.close()
+
+
+def start_game_against_bots(page, site, slug: str, name: str) -> None:
+    page.goto(site.url + "/")
+    page.fill(f"#id_{slug}-name", name)
+    page.locator(f'section[aria-labelledby="game-{slug}-title"] .play-bots-form button[type=submit]').click()
+
+
+def trails_table(camera, browser, site, size, language):
+    """A trails turn: the dice on the tray, then the board after a climb with the risk sign."""
     page = new_page(browser, size, language)
-    page.goto(site.url + "/how-to-play/candles/")
-    page.wait_for_load_state("networkidle")
-    camera.shoot(page, size, language, "07-how-to-play")
+    start_game_against_bots(page, site, "trails", "Ana")
+    trails_helpers.wait_for_table(page)
+    while trails_helpers.wait_for_decision_or_end(page) != "throw":
+        pass
+    trails_helpers.press_and_wait_sent(page, "r")
+    if trails_helpers.wait_for_decision_or_end(page) == "choose":
+        camera.shoot(page, size, language, "08-trails-tray", full_page=False)
+        trails_helpers.climb_by_keys(page)
+        if trails_helpers.wait_for_decision_or_end(page) == "decide":
+            camera.shoot(page, size, language, "08-trails-decide", full_page=False)
+    camera.shoot(page, size, language, "08-trails-board")
+    page.context.close()
+
+
+def pots_table(camera, browser, site, size, language):
+    """A pots hand: the rows after the deal, then after a few draws."""
+    page = new_page(browser, size, language)
+    start_game_against_bots(page, site, "pots", "Ana")
+    pots_helpers.wait_for_table(page)
+    pots_helpers.wait_for_decision_or_end(page)
+    camera.shoot(page, size, language, "09-pots-deal", full_page=False)
+    for _ in range(3):
+        decision = pots_helpers.wait_for_decision_or_end(page)
+        if decision == "end":
+            break
+        before = pots_helpers.seq(page)
+        if decision == "play":
+            page.keyboard.press("d")
+        else:  # a snuffer, a bellows or a second saucer: the first player the arrows reach
+            page.keyboard.press("ArrowRight")
+            page.keyboard.press("Enter")
+        pots_helpers.wait_past(page, before)
+    camera.shoot(page, size, language, "09-pots-table")
     page.context.close()
 
 
@@ -288,6 +332,8 @@ def take_all(camera, site) -> None:
                     lobby(camera, browser, site, size, "en")
                     whole_game(camera, browser, site, size, "en")
                     how_to_play(camera, browser, site, size, "en")
+                    trails_table(camera, browser, site, size, "en")
+                    pots_table(camera, browser, site, size, "en")
                     home(camera, browser, site, size, "pt-BR")
                     table_only(camera, browser, site, size, "pt-BR")
         finally:

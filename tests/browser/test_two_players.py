@@ -47,7 +47,7 @@ def open_room(page, url: str, *, name: str, seats: int) -> str:
     page.goto(url + "/")
     page.fill("#id_candles-name", name)
     page.select_option("#id_candles-seats", str(seats))
-    page.get_by_role("button", name="Open a room").click()
+    page.locator("section[aria-labelledby=game-candles-title]").get_by_role("button", name="Open a room").click()
     page.wait_for_selector("#lobby:not([hidden])", timeout=WAIT_MS)
     return page.text_content("#lobby .big-code").strip()
 

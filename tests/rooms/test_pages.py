@@ -238,26 +238,23 @@ def test_pages_need_no_inline_scripts(client):
 
 
 @pytest.mark.django_db
-def test_the_nav_links_to_how_to_play_of_the_only_game(client):
-    html = client.get(reverse("my_games")).content.decode()
-    assert f'href="{reverse("how_to_play", args=["candles"])}"' in html
-    assert "nav-menu" not in html
+def test_the_nav_has_a_how_to_play_menu_with_every_game(client):
+    html = client.get(reverse("return_to_game")).content.decode()
+    assert 'class="nav-menu"' in html
+    for slug, name in [("candles", "Candles"), ("trails", "Trails"), ("pots", "Pots")]:
+        assert f'href="{reverse("how_to_play", args=[slug])}"' in html
+        assert f"How to play {name}" in html  # the footer names each game
 
 
 @pytest.mark.django_db
-def test_the_nav_has_a_how_to_play_menu_with_several_games(client, monkeypatch):
-    from dataclasses import replace
-
+def test_a_site_with_one_game_links_straight_to_its_rules(client, monkeypatch):
     from games import registry
 
     candles = registry.get("candles")
-    other = replace(candles, slug="lanterns", name="Lanterns")
-    monkeypatch.setattr(registry, "all_games", lambda: [candles, other])
-    html = client.get(reverse("return_to_game")).content.decode()
-    assert 'class="nav-menu"' in html
+    monkeypatch.setattr(registry, "all_games", lambda: [candles])
+    html = client.get(reverse("my_games")).content.decode()
     assert f'href="{reverse("how_to_play", args=["candles"])}"' in html
-    assert f'href="{reverse("how_to_play", args=["lanterns"])}"' in html
-    assert "How to play Lanterns" in html  # the footer names each game
+    assert "nav-menu" not in html
 
 
 @pytest.mark.django_db
