@@ -44,7 +44,31 @@
     });
   }
 
+  // Phones: the main links fold behind the Menu button; Escape folds them again.
+  function bindNavToggle() {
+    var toggle = document.querySelector(".nav-toggle");
+    var nav = document.getElementById("site-nav");
+    if (!toggle || !nav) return;
+    var header = toggle.closest(".site-header");
+    header.classList.add("has-nav-toggle");
+    toggle.hidden = false;
+    function setOpen(open) {
+      nav.classList.toggle("is-open", open);
+      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    }
+    toggle.addEventListener("click", function () {
+      setOpen(!nav.classList.contains("is-open"));
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && nav.classList.contains("is-open") && nav.contains(document.activeElement)) {
+        setOpen(false);
+        toggle.focus();
+      }
+    });
+  }
+
   function init() {
+    bindNavToggle();
     bindAutosubmit();
     bindPlayBotsName();
     bindMenus();
