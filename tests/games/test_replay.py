@@ -233,6 +233,17 @@ def test_a_move_by_a_seat_that_already_picked_fails():
     assert "not to act" in next(c for c in checks if not c.ok).detail
 
 
+def test_whole_numbers_written_as_floats_read_as_the_same_moves():
+    """JSON does not tell 3.0 from 3 (the browser's verifier reads both as 3): neither does this one."""
+    record, _ = finished_record()
+    for move in record["moves"]:
+        move["seat"] = float(move["seat"])
+        move["action"]["candle"] = float(move["action"]["candle"])
+    assert replay.all_ok(replay.verify_record(json.loads(json.dumps(record))))
+    record["moves"][0]["action"]["candle"] += 0.5  # a number that is not whole is still no candle
+    assert "move" in failed(replay.verify_record(record))
+
+
 @pytest.mark.parametrize("tamper", ["drop", "renumber", "extra", "bad_action", "not_an_object"])
 def test_a_broken_move_log_fails_the_move_check(tamper):
     record, _ = finished_record()
