@@ -85,3 +85,16 @@ def row_count(page) -> int:
 
 def pick(page, seat: int):
     return page.locator(f'{ROOT} .pt-pick[data-seat="{seat}"]')
+
+
+def piles(page) -> dict:
+    """The deck and the discard pile as drawn: each one image with words, its size and a caption."""
+    return page.evaluate("""(root) => Object.fromEntries(['deck', 'discard'].map((name) => {
+      const pile = document.querySelector(`${root} .pt-pile--${name}`);
+      return [name, {
+        caption: pile.querySelector('.pt-pile-caption').textContent,
+        count: pile.querySelector('.pt-pile-count').textContent,
+        role: pile.getAttribute('role'),
+        label: pile.getAttribute('aria-label'),
+      }];
+    }))""", ROOT)

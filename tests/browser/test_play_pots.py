@@ -260,3 +260,32 @@ def test_draw_stop_and_mute_keys(table_page):
     page.hover(f'{pots.ROOT} .pt-row[data-seat="2"] .pt-slot[data-card="x2"]')
     page.wait_for_selector(f"{pots.ROOT} .pt-tooltip:not([hidden])")
     assert "doubles the sum of the numbers" in page.text_content(f"{pots.ROOT} .pt-tooltip")
+
+
+def test_the_piles_and_the_statuses_are_labelled(table_page):
+    page = table_page
+    view = made_up_view("play")
+    show(page, {**view, "discard": []})
+    piles = pots.piles(page)
+    assert piles["deck"] == {"caption": "Deck", "count": "70", "role": "img", "label": "70 cards in the deck"}
+    assert piles["discard"] == {"caption": "Discards", "count": "0", "role": "img",
+                                "label": "0 cards in the discard pile"}
+    show(page, view)
+    assert pots.piles(page)["discard"]["label"] == "3 cards in the discard pile, a snuffer on top"
+    # Each status is a class of its row (table.css gives each its chip and stripe).
+    assert row_classes(page, "is-stopped") == [False, True, False, False]
+    # While Ada chooses, the rows she may choose are marked (the others fade); while a bot chooses, the rows
+    # it may choose are marked too.
+    show(page, made_up_view("target", targets=[0, 2, 3]))
+    assert page.get_attribute(pots.ROOT, "data-mine") == "target"
+    assert row_classes(page, "is-target") == [True, False, True, True]
+    show(page, {**made_up_view("target", targets=[0, 2, 3]), "current": 2,
+                "pending": {"card": "bellows", "by": 2, "targets": [0, 2]}})
+    assert pots.targets(page) == []
+    assert row_classes(page, "is-aimed") == [True, False, True, False]
+    assert "Bot 2 is choosing a player for a bellows." in page.text_content(f"{pots.ROOT} .pt-prompt")
+
+
+def row_classes(page, name: str) -> list[bool]:
+    return page.eval_on_selector_all(
+        f"{pots.ROOT} .pt-row", "(rows, name) => rows.map((row) => row.classList.contains(name))", name)

@@ -124,7 +124,8 @@ def test_random_games_replay_state_for_state(scripts, seats):  # noqa: F811
     reshuffles = 0
     for game in range(3):
         chooser = random.Random(seats * 100 + game)
-        record, live = play_random_game(fairness.new_seed(), seats, chooser, draw_chance=chooser.choice([0.7, 0.9]))
+        seed = f"{seats * 100 + game + 1:064x}"  # fixed seeds: these games are known to reshuffle
+        record, live = play_random_game(seed, seats, chooser, draw_chance=chooser.choice([0.7, 0.9]))
         states, events = python_replay(record)
         result = scripts.evaluate(REPLAY, record)
         assert len(result["states"]) == len(states)

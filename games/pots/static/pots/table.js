@@ -284,9 +284,9 @@
     build(container) {
       const id = (name) => this.uid + "-" + name;
       this.handEl = h("div", { class: "pt-hand-info" });
-      this.deckEl = h("div", { class: "pt-pile pt-pile--deck", "data-tip": "", "data-key": "deck", tabindex: 0,
+      this.deckEl = h("div", { class: "pt-pile pt-pile--deck", role: "img", "data-tip": "", "data-key": "deck", tabindex: 0,
         "aria-describedby": id("deck-desc") });
-      this.discardEl = h("div", { class: "pt-pile pt-pile--discard", "data-tip": "", "data-key": "discard", tabindex: 0,
+      this.discardEl = h("div", { class: "pt-pile pt-pile--discard", role: "img", "data-tip": "", "data-key": "discard", tabindex: 0,
         "aria-describedby": id("discard-desc") });
       this.skipButton = h("button", {
         type: "button", class: "pt-skip", hidden: true, text: gettext("Skip"), onclick: () => this.skip(),
@@ -300,7 +300,8 @@
         type: "button", class: "pt-stop", "aria-keyshortcuts": "S", onclick: () => this.send({ type: "stop" }),
       }, [h("span", { text: gettext("Stop") }), h("kbd", { class: "pt-keyhint", "aria-hidden": "true", text: "S" })]);
       this.actionsEl = h("div", { class: "pt-actions", role: "group", "aria-labelledby": id("prompt") }, [
-        this.promptEl, this.chanceEl, h("div", { class: "pt-buttons" }, [this.drawButton, this.stopButton]),
+        h("div", { class: "pt-prompt-line" }, [this.promptEl, this.skipButton]),
+        this.chanceEl, h("div", { class: "pt-buttons" }, [this.drawButton, this.stopButton]),
       ]);
       this.rowsEl = h("ul", { class: "pt-rows", "aria-labelledby": id("rows-title") });
       this.scoresBody = h("div", { class: "pt-scores-body" });
@@ -315,7 +316,7 @@
       ]);
       this.root = h("section", { class: "pots-table pt-live", "aria-label": gettext("Pots table") }, [
         h("div", { class: "pt-layout" }, [
-          h("div", { class: "pt-bar" }, [this.handEl, h("div", { class: "pt-piles" }, [this.deckEl, this.discardEl]), this.skipButton]),
+          h("div", { class: "pt-bar" }, [this.handEl, h("div", { class: "pt-piles" }, [this.deckEl, this.discardEl])]),
           this.actionsEl,
           h("div", { class: "pt-area--rows" }, [
             h("h3", { class: "pt-visually-hidden", id: id("rows-title"), text: gettext("Players") }), this.rowsEl,
@@ -469,8 +470,9 @@
     /* Milliseconds: one card (its flight included), one flight, a word (stop, spill...), the end of a hand. */
     pace(count) {
       if (prefersReducedMotion()) return { card: 160, fly: 0, word: 200, hand: 700, reduced: true };
-      const quick = count > 12;
-      return { card: quick ? 330 : 420, fly: quick ? 260 : 320, word: 450, hand: 1400, reduced: false };
+      // Many cards at once (a deal): quicker, so a deal at 8 seats takes about 2 s.
+      const quick = count > 6;
+      return { card: quick ? 260 : 420, fly: quick ? 210 : 320, word: 450, hand: 1200, reduced: false };
     }
 
     async tell(item) {
@@ -480,6 +482,7 @@
       const events = item.events;
       const pace = this.pace(events.filter((e) => e.type === "card").length);
       this.animating = true;
+      this.storyWords = null;
       this.skipping = false;
       this.skipButton.hidden = false;
       this.model = work;
@@ -505,7 +508,9 @@
 
     async tellEvent(event, work, pace) {
       if (event.type === "hand") {
-        await this.sleep(pace.hand);
+        // The last hand's final rows stay a moment; the first deal starts at once.
+        const shown = work.rows.some((row) => row.numbers.length || row.extras.length || row.saucer || row.repeat !== null);
+        if (shown) await this.sleep(pace.hand);
         step(work, event);
         this.fresh = null;
         this.render();
@@ -608,6 +613,11 @@
       }
       if (words) this.ctx.announce(words);
       if (sound && !quiet) this.sound(sound);
+      // The prompt retells the story too, short, so a glance at it says who got what.
+      if (words && !quiet && this.animating) {
+        this.storyWords = event.type === "hand_over" ? say(gettext("Hand %(hand)s is over."), { hand: event.hand }) : words;
+        this.promptEl.textContent = this.storyWords;
+      }
     }
 
     cardNode(seat, index) {
@@ -711,7 +721,10 @@
       this.deckEl.setAttribute("aria-label", deckWords);
       this.deckEl.replaceChildren(
         h("span", { class: "pt-deck-back" + (model.deck ? "" : " is-empty"), "aria-hidden": "true" }),
-        h("span", { class: "pt-pile-count", "aria-hidden": "true", text: String(model.deck) }),
+        h("span", { class: "pt-pile-words", "aria-hidden": "true" }, [
+          h("span", { class: "pt-pile-count", text: String(model.deck) }),
+          h("span", { class: "pt-pile-caption", text: gettext("Deck") }),
+        ]),
       );
       document.getElementById(this.uid + "-deck-desc").textContent = gettext(
         "The deck: cards are drawn from the top. Its order is secret; everything else is face up. When it runs out, the discard pile is shuffled into a new deck.");
@@ -722,7 +735,10 @@
         : say(gettext("%(pile)s, %(card)s on top"), { pile: discardWords, card: cardName(top) }));
       this.discardEl.replaceChildren(
         top === undefined ? h("span", { class: "pt-card pt-card--pile is-empty", "aria-hidden": "true" }) : cardGraphic(top, "pile"),
-        h("span", { class: "pt-pile-count", "aria-hidden": "true", text: String(model.discard.length) }),
+        h("span", { class: "pt-pile-words", "aria-hidden": "true" }, [
+          h("span", { class: "pt-pile-count", text: String(model.discard.length) }),
+          h("span", { class: "pt-pile-caption", text: gettext("Discards") }),
+        ]),
       );
       document.getElementById(this.uid + "-discard-desc").textContent = this.discardText(model.discard);
     }
@@ -774,7 +790,7 @@
       if (view.finished) return "";
       if (game.status === "ended") return gettext("The game has ended.");
       if (game.paused_remaining !== null && game.paused_remaining !== undefined) return gettext("The game is paused.");
-      if (this.animating) return gettext("Cards are being dealt…");
+      if (this.animating) return this.storyWords || gettext("Cards are being dealt…");
       if (this.pending) return gettext("Sending…");
       if (this.canAct()) return this.promptText();
       const row = view.rows[this.seat];
@@ -828,6 +844,10 @@
       if (seat === this.seat) classes.push("is-me");
       if (current) classes.push("is-current");
       if (targets.includes(seat)) classes.push("is-target");
+      else if (!telling && view.pending && view.pending.by !== this.seat && (view.pending.targets || []).includes(seat)) {
+        classes.push("is-aimed");
+      }
+      if (telling && this.fresh && this.fresh[0] === seat) classes.push("is-drawing");
       if (info.connected === false && !info.bot) classes.push("is-away");
       if (model.bellows && model.bellows.seat === seat) classes.push("has-bellows");
       const chance = !telling && view.spill_chance ? view.spill_chance[seat] : null;
@@ -914,7 +934,9 @@
       const hands = model.hands;
       const seats = view.seats;
       const head = h("tr", {}, [h("th", { scope: "col", text: gettext("Hand") })].concat(
-        Array.from({ length: seats }, (_, seat) => h("th", { scope: "col", class: seat === this.seat ? "is-me" : null, text: this.name(seat) }))));
+        Array.from({ length: seats }, (_, seat) => h("th", {
+          scope: "col", class: seat === this.seat ? "is-me" : null, title: this.name(seat),
+        }, h("span", { class: "pt-scores-name", text: this.name(seat) })))));
       const body = hands.map((scores, index) => h("tr", {}, [h("th", { scope: "row", text: String(index + 1) })].concat(
         scores.map((score, seat) => h("td", { class: seat === this.seat ? "is-me" : null, text: String(score) })))));
       const best = Math.max(...model.totals);
