@@ -3,6 +3,7 @@ Verify page.
 
 The player throws with R, takes the first card that climbs with its digit (and A on a card with two
 trails), and camps with C after two climbs, so the game keeps moving and ends; M mutes and unmutes.
+After each climb the lanterns of the turn must be plainly on the map and the key hints inside their buttons.
 Every throw the player makes is checked against the socket's events; at the end the ranking, the seed
 and its fingerprint are checked, and the Verify page must pass every check.
 """
@@ -20,6 +21,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.live]
 PLAYERS = 2  # the default room size of "Play against bots" for trails
 MOST_DECISIONS = 600  # far more than a game takes: a loop that never ends fails instead of hanging
 CLIMBS_BEFORE_CAMP = 2
+MIN_LANTERN_PX = 12  # a lantern on the map at desktop size, drawn at about 16 px
 
 
 def test_a_whole_game_against_a_bot_by_keyboard(live_site, page):
@@ -79,8 +81,10 @@ def play_a_whole_game(live_site, page, socket):
             trails.climb_by_keys(page)
             climbs += 1
         elif climbs >= CLIMBS_BEFORE_CAMP or trails.lanterns_left(page) == 0:
+            see_the_climb(page)
             trails.press_and_wait_sent(page, "c")
         else:
+            see_the_climb(page)
             trails.press_and_wait_sent(page, "r")
             throws += 1
     else:
@@ -115,6 +119,17 @@ def play_a_whole_game(live_site, page, socket):
     assert f"All {total} checks passed" in page.text_content("[role=status]")
     assert page.locator("#verify-checks > li[data-check=step]").count() == total - 8  # one step a turn
     assert "Turn 1" in page.text_content("#verify-checks")
+
+
+def see_the_climb(page) -> None:
+    """Just after a climb, while the new lanterns may still be landing: every lantern of this turn is on
+    the map, fully opaque and big enough to see; and the buttons' key hints stay inside the buttons."""
+    lanterns = trails.lanterns_on_map(page)
+    assert len(lanterns) == 3 - trails.lanterns_left(page), lanterns
+    for lantern in lanterns:
+        assert lantern["opacity"] == 1, lantern
+        assert lantern["width"] >= MIN_LANTERN_PX and lantern["height"] >= MIN_LANTERN_PX, lantern
+    assert trails.key_hints_outside_their_buttons(page) == []
 
 
 def message_seat(socket) -> int:

@@ -42,6 +42,26 @@ def lanterns_left(page) -> int:
     return page.locator(f"{TABLE} .tt-lamp.is-left").count()
 
 
+def lanterns_on_map(page) -> list[dict]:
+    """The current player's lanterns on the map: trail, drawn size and opacity (as the eye sees it now,
+    in the middle of an animation too)."""
+    return page.eval_on_selector_all(f"{TABLE} .tt-lantern", """(lanterns) => lanterns.map((lantern) => {
+        const box = lantern.getBoundingClientRect();
+        return {trail: Number(lantern.closest('.tt-trail').dataset.trail), width: box.width, height: box.height,
+                opacity: Number(getComputedStyle(lantern).opacity)};
+    })""")
+
+
+def key_hints_outside_their_buttons(page) -> list[str]:
+    """The shown key hints (R, C, 1, A...) that reach past the edge of their button."""
+    return page.eval_on_selector_all(f"{TABLE} .tt-keyhint", """(hints) => hints.filter((hint) => {
+        if (!hint.offsetParent) return false;
+        const box = hint.getBoundingClientRect();
+        const button = hint.closest('button').getBoundingClientRect();
+        return box.left < button.left || box.right > button.right || box.top < button.top || box.bottom > button.bottom;
+    }).map((hint) => hint.textContent)""")
+
+
 def landmarks(page) -> list[int]:
     return page.eval_on_selector_all(f"{TABLE} .tt-player", """(rows) => rows.map((row) =>
         row.querySelectorAll('.tt-flag.is-raised').length)""")

@@ -162,7 +162,7 @@
       this.timers = new Set();
       this.animations = new Set();
       this.log = [];
-      this.fresh = { lanterns: [], banners: [], claimed: [] };
+      this.fresh = { lanterns: [], banners: [], bannerSeat: null, claimed: [] };
       this.tip = { anchorKey: null, showTimer: 0, hideTimer: 0, press: null, lastTouch: 0 };
       this.build(container);
       this.bindEvents();
@@ -376,11 +376,11 @@
       this.narrate(item, before);
       if (animate && this.fresh.claimed.length) this.stampLandmarks();
       // Marks are for this update's drawing only: a later redraw (a preview) must not replay them.
-      this.fresh = { lanterns: [], banners: [], claimed: [] };
+      this.fresh = { lanterns: [], banners: [], bannerSeat: null, claimed: [] };
     }
 
     freshMarks(before, after, events) {
-      const fresh = { lanterns: [], banners: [], claimed: [] };
+      const fresh = { lanterns: [], banners: [], bannerSeat: null, claimed: [] };
       if (!after) return fresh;
       const climbed = events.find((e) => e.type === "climbed");
       if (climbed) {
@@ -390,6 +390,7 @@
       }
       const camped = events.find((e) => e.type === "camped");
       if (camped) {
+        fresh.bannerSeat = camped.seat; // the view that comes with a camp is already the next player's turn
         camped.banners.forEach((step, index) => {
           const old = before && before.banners[camped.seat] ? before.banners[camped.seat][index] : 0;
           if (step && step !== old) fresh.banners.push(index);
@@ -831,7 +832,7 @@
       const banners = [];
       for (let seat = 0; seat < view.seats; seat++) {
         if (view.banners[seat][index] === step) {
-          const fresh = seat === view.current && this.fresh.banners.includes(index);
+          const fresh = seat === this.fresh.bannerSeat && this.fresh.banners.includes(index);
           banners.push(h("i", { class: "tt-banner" + (fresh ? " is-fresh" : ""), "data-seat": seat }));
         }
       }
