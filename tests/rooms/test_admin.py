@@ -67,3 +67,18 @@ def test_admin_can_end_a_game_and_its_seed_is_revealed(admin):
     assert game.status == Game.Status.ENDED and game.end_reason == "admin"
     record = admin.get(reverse("record", args=[game.room_code, game.number])).json()
     assert record["seed"] == game.seed and record["moves"] == []
+
+
+@pytest.mark.parametrize("slug", ["candles", "trails", "pots"])
+def test_each_games_admin_pages_list_only_its_own_and_hide_a_live_seed(admin, slug):
+    games = {}
+    for each in ["candles", "trails", "pots"]:
+        ticket = services.create_room(game=each, seat_count=2, options={}, host_name="Ana")
+        games[each] = services.start_game(room_code=ticket.room_code, seat=0)
+    game = games[slug]
+    rooms = admin.get(reverse(f"admin:{slug}_{slug}room_changelist")).content.decode()
+    assert game.room_code in rooms
+    assert all(other.room_code not in rooms for name, other in games.items() if name != slug)
+    page = admin.get(reverse(f"admin:{slug}_{slug}game_change", args=[game.pk])).content.decode()
+    assert game.fingerprint in page and game.seed not in page
+    assert '"deck"' not in page and '"hands"' not in page
