@@ -162,6 +162,7 @@ TABLE_PAGE = """<!doctype html><html lang="en"><meta charset="utf-8"><body><div 
   window.WickwiseSound = {toggle: () => (window.muted = !window.muted), isMuted: () => window.muted, play: () => {}};
   document.getElementById('sound-toggle').addEventListener('click', () => window.WickwiseSound.toggle());
 </script>
+<script src="/js/tablekit.js"></script>
 <script src="/pots/table.js"></script>
 <script>
   const names = ['Ada', 'Bot 1', 'Bot 2', 'Bot 3'];
@@ -193,14 +194,17 @@ def made_up_view(phase: str, targets=(), card: str = "snuffer") -> dict:
 def table_page(browser):
     from pathlib import Path
 
-    script = (Path(__file__).resolve().parents[2] / "games" / "pots" / "static" / "pots" / "table.js").read_bytes()
+    root = Path(__file__).resolve().parents[2]
+    scripts = {"/pots/table.js": (root / "games" / "pots" / "static" / "pots" / "table.js").read_bytes(),
+               "/js/tablekit.js": (root / "static" / "js" / "tablekit.js").read_bytes()}
     context = browser.new_context(viewport={"width": 1280, "height": 860}, locale="en-US", has_touch=True,
                                   reduced_motion="reduce")
     page = context.new_page()
 
     def answer(route):
-        if route.request.url.endswith("/pots/table.js"):
-            route.fulfill(status=200, content_type="text/javascript", body=script)
+        path = route.request.url.removeprefix("http://127.0.0.1:9")
+        if path in scripts:
+            route.fulfill(status=200, content_type="text/javascript", body=scripts[path])
         else:
             route.fulfill(status=200, content_type="text/html", body=TABLE_PAGE)
 

@@ -10,9 +10,11 @@
 (function () {
   "use strict";
 
+  const {
+    h, replaceDescs, withFocusKept, rectWithin, describedText, prefersReducedMotion, isTyping, Tooltips,
+  } = window.WickwiseTableKit; // static/js/tablekit.js, loaded before this file
+
   const SHELF_CAPACITY = 5;
-  const LONG_PRESS_MS = 450;
-  const HOVER_DELAY_MS = 180;
   const PENDING_MS = 5000; // how long a sent move keeps the hand locked without an answer
   const HURRY_SECONDS = 5;
   let mounted = 0;
@@ -167,21 +169,6 @@
 
   // --- small DOM helpers ---------------------------------------------------------------------
 
-  function h(tag, props, children) {
-    const node = document.createElement(tag);
-    Object.entries(props || {}).forEach(([key, value]) => {
-      if (value === null || value === undefined || value === false) return;
-      if (key === "class") node.className = value;
-      else if (key === "text") node.textContent = value;
-      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-      else node.setAttribute(key, value === true ? "" : String(value));
-    });
-    [].concat(children || []).forEach((child) => {
-      if (child !== null && child !== undefined && child !== false) node.append(child);
-    });
-    return node;
-  }
-
   /* A candle picture: flame, body with its number, and one wax mark per drop. Decorative: the
      element that holds it carries the words. */
   function candleGraphic(candle, size) {
@@ -192,14 +179,6 @@
       h("span", { class: "ct-flame" }),
       h("span", { class: "ct-body" }, [h("span", { class: "ct-num", text: String(candle) }), drops]),
     ]);
-  }
-
-  function prefersReducedMotion() {
-    return Boolean(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
-  }
-
-  function isTyping(target) {
-    return Boolean(target && target.closest && target.closest("input, textarea, select, [contenteditable]"));
   }
 
   function sortedNumbers(list) {
@@ -227,7 +206,6 @@
       this.lastDigit = null;
       this.lastPickSound = 0;
       this.handSignature = "";
-      this.tip = { anchorKey: null, showTimer: 0, hideTimer: 0, press: null, lastTouch: 0 };
       this.build(container);
       this.bindEvents();
     }
@@ -253,7 +231,7 @@
         h("summary", { text: gettext("Collected wax") }), this.collectedBody,
       ]);
       this.fxEl = h("div", { class: "ct-fx", "aria-hidden": "true" });
-      this.tipEl = h("div", { class: "ct-tooltip", id: id("tooltip"), role: "tooltip", hidden: true });
+      this.tipEl = h("div", { class: "ct-tooltip ww-tip", id: id("tooltip"), role: "tooltip", hidden: true });
       this.descsEl = h("div", { class: "ct-descs", hidden: true });
       this.root = h("section", { class: "candles-table ct-live", "aria-label": gettext("Candles table") }, [
         h("div", { class: "ct-layout" }, [
@@ -276,24 +254,10 @@
     bindEvents() {
       this.onDocumentKey = (event) => this.documentKey(event);
       document.addEventListener("keydown", this.onDocumentKey);
-      this.onDocumentTouch = (event) => {
-        if (!this.root.contains(event.target)) this.hideTip();
-      };
-      document.addEventListener("touchstart", this.onDocumentTouch, { passive: true });
       this.root.addEventListener("click", (event) => this.click(event));
       this.root.addEventListener("keydown", (event) => this.rootKey(event));
-      this.root.addEventListener("pointerover", (event) => this.pointerOver(event));
-      this.root.addEventListener("pointerout", (event) => this.pointerOut(event));
-      this.root.addEventListener("focusin", (event) => this.focusIn(event));
-      this.root.addEventListener("focusout", () => this.scheduleHide(0));
-      this.root.addEventListener("touchstart", (event) => this.touchStart(event), { passive: true });
-      this.root.addEventListener("touchmove", (event) => this.touchMove(event), { passive: true });
-      this.root.addEventListener("touchend", (event) => this.touchEnd(event));
-      this.root.addEventListener("touchcancel", () => this.cancelPress());
-      this.root.addEventListener("contextmenu", (event) => {
-        // A long press on a phone opens the context menu; the tooltip is what the finger asked for.
-        if (Date.now() - this.tip.lastTouch < 1200 && event.target.closest("[data-tip]")) event.preventDefault();
-      });
+      // Shelves, their candles and the hand's cards: each tooltip shows the element's description.
+      this.tips = new Tooltips(this.root, this.tipEl, describedText);
       this.hurryTimer = window.setInterval(() => this.checkHurry(), 500);
     }
 
@@ -301,12 +265,9 @@
       this.destroyed = true;
       this.skip();
       document.removeEventListener("keydown", this.onDocumentKey);
-      document.removeEventListener("touchstart", this.onDocumentTouch);
       window.clearInterval(this.hurryTimer);
       this.timers.forEach((timer) => window.clearTimeout(timer));
-      window.clearTimeout(this.tip.showTimer);
-      window.clearTimeout(this.tip.hideTimer);
-      this.cancelPress();
+      this.tips.destroy();
       this.root.remove();
     }
 
@@ -534,9 +495,7 @@
     }
 
     rectOf(node) {
-      const box = node.getBoundingClientRect();
-      const origin = this.root.getBoundingClientRect();
-      return { x: box.left - origin.left, y: box.top - origin.top, width: box.width, height: box.height };
+      return rectWithin(node, this.root);
     }
 
     /* Move a copy of `node` to `to` (root coordinates); keep it there if asked. */
@@ -661,7 +620,7 @@
         this.handEl.hidden = this.seat === null || view.finished;
       }
       this.stageEl.hidden = this.handEl.hidden && this.revealEl.hidden;
-      this.refreshTip();
+      this.tips.refresh();
     }
 
     renderRound() {
@@ -740,9 +699,9 @@
           ]),
         ]);
       });
-      this.withFocusKept(this.shelvesEl, () => {
+      withFocusKept(this.shelvesEl, () => {
         this.shelvesEl.replaceChildren(...rows);
-        this.replaceDescs("shelves", descs);
+        replaceDescs(this.descsEl, "shelves", descs);
       });
     }
 
@@ -817,9 +776,9 @@
       this.playButton = h("button", { type: "button", class: "ct-play", onclick: () => this.playSelected() });
       this.statusEl = h("p", { class: "ct-status" });
       const heading = h("h3", { class: "ct-title", text: gettext("Your candles") });
-      this.withFocusKept(this.handEl, () => {
+      withFocusKept(this.handEl, () => {
         this.handEl.replaceChildren(heading, this.cardsEl, h("div", { class: "ct-actions" }, [this.statusEl, this.playButton]));
-        this.replaceDescs("hand", descs);
+        replaceDescs(this.descsEl, "hand", descs);
       }, () => this.cardsEl.querySelector(".ct-card"));
     }
 
@@ -900,26 +859,6 @@
       if (!view.finished) delete this.collectedEl.dataset.openedAtEnd;
     }
 
-    replaceDescs(group, nodes) {
-      let holder = this.descsEl.querySelector(`[data-group="${group}"]`);
-      if (!holder) {
-        holder = h("div", { "data-group": group });
-        this.descsEl.append(holder);
-      }
-      holder.replaceChildren(...nodes);
-    }
-
-    /* Rebuilding a section keeps the keyboard where it was: same key, else `fallback()`. */
-    withFocusKept(section, rebuild, fallback) {
-      const active = document.activeElement;
-      const inside = active && section.contains(active);
-      const key = inside && active.dataset ? active.dataset.key : null;
-      rebuild();
-      if (!inside) return;
-      const again = (key && section.querySelector(`[data-key="${key}"]`)) || (fallback && fallback());
-      if (again) again.focus({ preventScroll: true });
-    }
-
     // --- playing ------------------------------------------------------------------------------
 
     isPlaying() {
@@ -939,7 +878,7 @@
       this.selected = candle;
       this.applySelection();
       this.renderShelvesFrom(this.view.shelves, { preview: true });
-      this.refreshTip();
+      this.tips.refresh();
       if (focus) {
         const card = this.cardsEl.querySelector(`.ct-card[data-candle="${candle}"]`);
         if (card) card.focus({ preventScroll: false });
@@ -955,7 +894,7 @@
       this.ctx.sendMove({ type: "play", candle });
       this.ctx.announce(say(gettext("You picked %(candle)s."), { candle }));
       this.lastDigit = null;
-      this.hideTip();
+      this.tips.hide();
       this.render();
       // No answer in time (a lost message, a refused move): give the hand back.
       this.later(PENDING_MS + 50, () => {
@@ -1002,8 +941,8 @@
     /* Keys 1 to 6 pick the hand's first to sixth candle from anywhere on the page; the same key
        again plays it. */
     documentKey(event) {
-      if (event.key === "Escape" && !this.tipEl.hidden) {
-        this.hideTip();
+      if (event.key === "Escape" && this.tips.isShown()) {
+        this.tips.hide();
         return;
       }
       if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
@@ -1075,128 +1014,6 @@
         event.preventDefault();
         target.focus();
       }
-    }
-
-    // --- tooltips -------------------------------------------------------------------------------
-
-    tipTarget(node) {
-      return node && node.closest ? node.closest("[data-tip]") : null;
-    }
-
-    pointerOver(event) {
-      if (event.pointerType === "touch") return;
-      const target = this.tipTarget(event.target);
-      if (!target) return;
-      window.clearTimeout(this.tip.hideTimer);
-      window.clearTimeout(this.tip.showTimer);
-      if (this.tip.anchorKey === target.dataset.key && !this.tipEl.hidden) return;
-      this.tip.showTimer = window.setTimeout(() => this.showTip(target), HOVER_DELAY_MS);
-    }
-
-    pointerOut(event) {
-      if (event.pointerType === "touch") return;
-      const target = this.tipTarget(event.target);
-      const into = event.relatedTarget;
-      if (target && into && (target.contains(into) || this.tipEl.contains(into))) return;
-      window.clearTimeout(this.tip.showTimer);
-      if (this.tipEl.contains(event.target) && into && this.tipEl.contains(into)) return;
-      this.scheduleHide(140);
-    }
-
-    focusIn(event) {
-      const target = this.tipTarget(event.target);
-      if (!target) return;
-      let keyboard = true;
-      try {
-        keyboard = target.matches(":focus-visible");
-      } catch (error) {
-        keyboard = true;
-      }
-      if (keyboard) this.showTip(target);
-    }
-
-    touchStart(event) {
-      this.tip.lastTouch = Date.now();
-      const target = this.tipTarget(event.target);
-      this.cancelPress();
-      if (!target) {
-        if (!this.tipEl.contains(event.target)) this.hideTip();
-        return;
-      }
-      if (this.tip.anchorKey && this.tip.anchorKey !== target.dataset.key) this.hideTip();
-      const touch = event.touches[0];
-      this.tip.press = {
-        x: touch.clientX, y: touch.clientY, shown: false,
-        timer: window.setTimeout(() => {
-          this.tip.press.shown = true;
-          this.showTip(target);
-          if (navigator.vibrate) navigator.vibrate(8);
-        }, LONG_PRESS_MS),
-      };
-    }
-
-    touchMove(event) {
-      const press = this.tip.press;
-      if (!press || press.shown) return;
-      const touch = event.touches[0];
-      if (Math.abs(touch.clientX - press.x) > 10 || Math.abs(touch.clientY - press.y) > 10) this.cancelPress();
-    }
-
-    touchEnd(event) {
-      const press = this.tip.press;
-      this.tip.lastTouch = Date.now();
-      if (press && press.shown && event.cancelable) event.preventDefault(); // a long press is not a tap
-      this.cancelPress();
-    }
-
-    cancelPress() {
-      if (this.tip.press) window.clearTimeout(this.tip.press.timer);
-      this.tip.press = null;
-    }
-
-    showTip(target) {
-      if (this.destroyed || !target.isConnected) return;
-      const desc = document.getElementById(target.getAttribute("aria-describedby"));
-      if (!desc) return;
-      window.clearTimeout(this.tip.hideTimer);
-      this.tipEl.textContent = desc.textContent;
-      this.tipEl.hidden = false;
-      this.tip.anchorKey = target.dataset.key;
-      this.placeTip(target);
-    }
-
-    placeTip(target) {
-      const anchor = this.rectOf(target);
-      const width = this.root.clientWidth;
-      const tip = this.tipEl;
-      tip.style.maxWidth = Math.min(320, width - 16) + "px";
-      const tipWidth = tip.offsetWidth;
-      const tipHeight = tip.offsetHeight;
-      const left = Math.max(8, Math.min(width - tipWidth - 8, anchor.x + anchor.width / 2 - tipWidth / 2));
-      const above = target.getBoundingClientRect().top - tipHeight - 10 >= 0;
-      tip.dataset.side = above ? "above" : "below";
-      tip.style.left = left + "px";
-      tip.style.top = (above ? anchor.y - tipHeight - 8 : anchor.y + anchor.height + 8) + "px";
-      tip.style.setProperty("--ct-arrow-x", anchor.x + anchor.width / 2 - left + "px");
-    }
-
-    scheduleHide(ms) {
-      window.clearTimeout(this.tip.hideTimer);
-      this.tip.hideTimer = window.setTimeout(() => this.hideTip(), ms);
-    }
-
-    hideTip() {
-      window.clearTimeout(this.tip.showTimer);
-      this.tipEl.hidden = true;
-      this.tip.anchorKey = null;
-    }
-
-    /* After a redraw the tooltip follows its element (same key), or goes away with it. */
-    refreshTip() {
-      if (this.tipEl.hidden || !this.tip.anchorKey) return;
-      const target = this.root.querySelector(`[data-key="${this.tip.anchorKey}"]`);
-      if (target) this.showTip(target);
-      else this.hideTip();
     }
   }
 

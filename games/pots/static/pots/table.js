@@ -11,8 +11,10 @@
 (function () {
   "use strict";
 
-  const LONG_PRESS_MS = 450;
-  const HOVER_DELAY_MS = 180;
+  const {
+    h, replaceDescs, rectWithin, describedText, prefersReducedMotion, isTyping, Tooltips,
+  } = window.WickwiseTableKit; // static/js/tablekit.js, loaded before this file
+
   const PENDING_MS = 5000; // how long a sent move keeps the buttons locked without an answer
   const HURRY_SECONDS = 5;
   const FULL_POT_BONUS = 15;
@@ -219,22 +221,6 @@
 
   // --- small DOM helpers ---------------------------------------------------------------------
 
-  function h(tag, props, children) {
-    const node = document.createElement(tag);
-    Object.entries(props || {}).forEach(([key, value]) => {
-      if (value === null || value === undefined || value === false) return;
-      if (key === "class") node.className = value;
-      else if (key === "text") node.textContent = value;
-      else if (key === "style") node.setAttribute("style", value);
-      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-      else node.setAttribute(key, value === true ? "" : String(value));
-    });
-    [].concat(children || []).forEach((child) => {
-      if (child !== null && child !== undefined && child !== false) node.append(child);
-    });
-    return node;
-  }
-
   /* A card picture, as the "How to play" page draws it. Decorative: its holder carries the words. */
   function cardGraphic(card, size) {
     const kind = kindOf(card);
@@ -245,14 +231,6 @@
       kind === "number" ? null : h("span", { class: "pt-icon" }),
       face === null ? null : h("span", { class: "pt-face", text: face }),
     ]);
-  }
-
-  function prefersReducedMotion() {
-    return Boolean(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
-  }
-
-  function isTyping(target) {
-    return Boolean(target && target.closest && target.closest("input, textarea, select, [contenteditable]"));
   }
 
   // --- the table -----------------------------------------------------------------------------
@@ -274,7 +252,6 @@
       this.wakers = new Set();
       this.animations = new Set();
       this.timers = new Set();
-      this.tip = { anchorKey: null, showTimer: 0, hideTimer: 0, press: null, lastTouch: 0 };
       this.build(container);
       this.bindEvents();
     }
@@ -310,7 +287,7 @@
       ]);
       this.keysEl = h("p", { class: "pt-keys", text: gettext("Keys: D draws, S stops, arrows and Enter choose a player, M turns the sound off or on.") });
       this.fxEl = h("div", { class: "pt-fx", "aria-hidden": "true" });
-      this.tipEl = h("div", { class: "pt-tooltip", id: id("tooltip"), role: "tooltip", hidden: true });
+      this.tipEl = h("div", { class: "pt-tooltip ww-tip", id: id("tooltip"), role: "tooltip", hidden: true });
       this.descsEl = h("div", { class: "pt-descs", hidden: true }, [
         h("span", { id: id("deck-desc") }), h("span", { id: id("discard-desc") }),
       ]);
@@ -331,24 +308,10 @@
     bindEvents() {
       this.onDocumentKey = (event) => this.documentKey(event);
       document.addEventListener("keydown", this.onDocumentKey);
-      this.onDocumentTouch = (event) => {
-        if (!this.root.contains(event.target)) this.hideTip();
-      };
-      document.addEventListener("touchstart", this.onDocumentTouch, { passive: true });
       this.root.addEventListener("click", (event) => this.click(event));
       this.root.addEventListener("keydown", (event) => this.rootKey(event));
-      this.root.addEventListener("pointerover", (event) => this.pointerOver(event));
-      this.root.addEventListener("pointerout", (event) => this.pointerOut(event));
-      this.root.addEventListener("focusin", (event) => this.focusIn(event));
-      this.root.addEventListener("focusout", () => this.scheduleHide(0));
-      this.root.addEventListener("touchstart", (event) => this.touchStart(event), { passive: true });
-      this.root.addEventListener("touchmove", (event) => this.touchMove(event), { passive: true });
-      this.root.addEventListener("touchend", (event) => this.touchEnd(event));
-      this.root.addEventListener("touchcancel", () => this.cancelPress());
-      this.root.addEventListener("contextmenu", (event) => {
-        // A long press on a phone opens the context menu; the tooltip is what the finger asked for.
-        if (Date.now() - this.tip.lastTouch < 1200 && event.target.closest("[data-tip]")) event.preventDefault();
-      });
+      // The piles and each row's status and cards: each tooltip shows the element's description.
+      this.tips = new Tooltips(this.root, this.tipEl, describedText);
       this.hurryTimer = window.setInterval(() => this.checkHurry(), 500);
     }
 
@@ -356,12 +319,9 @@
       this.destroyed = true;
       this.skip();
       document.removeEventListener("keydown", this.onDocumentKey);
-      document.removeEventListener("touchstart", this.onDocumentTouch);
       window.clearInterval(this.hurryTimer);
       this.timers.forEach((timer) => window.clearTimeout(timer));
-      window.clearTimeout(this.tip.showTimer);
-      window.clearTimeout(this.tip.hideTimer);
-      this.cancelPress();
+      this.tips.destroy();
       this.root.remove();
     }
 
@@ -626,9 +586,7 @@
     }
 
     rectOf(node) {
-      const box = node.getBoundingClientRect();
-      const origin = this.root.getBoundingClientRect();
-      return { x: box.left - origin.left, y: box.top - origin.top, width: box.width, height: box.height };
+      return rectWithin(node, this.root);
     }
 
     /* The card that just landed flies in from the deck, turning face up on the way. */
@@ -702,7 +660,7 @@
       this.renderActions();
       this.renderRows(model);
       this.renderScores(model);
-      this.refreshTip();
+      this.tips.refresh();
     }
 
     renderBar(model) {
@@ -823,7 +781,7 @@
       const active = document.activeElement;
       const focusKey = active && this.rowsEl.contains(active) && active.dataset ? active.dataset.key : null;
       this.rowsEl.replaceChildren(...items);
-      this.replaceDescs("rows", descs);
+      replaceDescs(this.descsEl, "rows", descs);
       const again = focusKey && this.rowsEl.querySelector(`[data-key="${focusKey}"]`);
       if (again) again.focus({ preventScroll: true });
       else if (focusKey && targets.length) {
@@ -957,15 +915,6 @@
       if (!view.finished) delete this.scoresEl.dataset.openedAtEnd;
     }
 
-    replaceDescs(group, nodes) {
-      let holder = this.descsEl.querySelector(`[data-group="${group}"]`);
-      if (!holder) {
-        holder = h("div", { "data-group": group });
-        this.descsEl.append(holder);
-      }
-      holder.replaceChildren(...nodes);
-    }
-
     // --- playing ------------------------------------------------------------------------------
 
     isPlaying() {
@@ -987,7 +936,7 @@
       this.sound("pick");
       this.ctx.sendMove(action);
       if (action.type === "stop") this.ctx.announce(gettext("You stop."));
-      this.hideTip();
+      this.tips.hide();
       this.render();
       // No answer in time (a lost message, a refused move): give the buttons back.
       this.later(PENDING_MS + 50, () => {
@@ -1034,8 +983,8 @@
 
     /* D draws, S stops, M mutes; arrows and Enter choose a player; from anywhere on the page. */
     documentKey(event) {
-      if (event.key === "Escape" && !this.tipEl.hidden) {
-        this.hideTip();
+      if (event.key === "Escape" && this.tips.isShown()) {
+        this.tips.hide();
         return;
       }
       if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
@@ -1084,128 +1033,6 @@
         const next = items[Math.max(0, Math.min(items.length - 1, at + moves[event.key]))];
         next.focus();
       }
-    }
-
-    // --- tooltips -------------------------------------------------------------------------------
-
-    tipTarget(node) {
-      return node && node.closest ? node.closest("[data-tip]") : null;
-    }
-
-    pointerOver(event) {
-      if (event.pointerType === "touch") return;
-      const target = this.tipTarget(event.target);
-      if (!target) return;
-      window.clearTimeout(this.tip.hideTimer);
-      window.clearTimeout(this.tip.showTimer);
-      if (this.tip.anchorKey === target.dataset.key && !this.tipEl.hidden) return;
-      this.tip.showTimer = window.setTimeout(() => this.showTip(target), HOVER_DELAY_MS);
-    }
-
-    pointerOut(event) {
-      if (event.pointerType === "touch") return;
-      const target = this.tipTarget(event.target);
-      const into = event.relatedTarget;
-      if (target && into && (target.contains(into) || this.tipEl.contains(into))) return;
-      window.clearTimeout(this.tip.showTimer);
-      if (this.tipEl.contains(event.target) && into && this.tipEl.contains(into)) return;
-      this.scheduleHide(140);
-    }
-
-    focusIn(event) {
-      const target = this.tipTarget(event.target);
-      if (!target) return;
-      let keyboard = true;
-      try {
-        keyboard = target.matches(":focus-visible");
-      } catch (error) {
-        keyboard = true;
-      }
-      if (keyboard) this.showTip(target);
-    }
-
-    touchStart(event) {
-      this.tip.lastTouch = Date.now();
-      const target = this.tipTarget(event.target);
-      this.cancelPress();
-      if (!target) {
-        if (!this.tipEl.contains(event.target)) this.hideTip();
-        return;
-      }
-      if (this.tip.anchorKey && this.tip.anchorKey !== target.dataset.key) this.hideTip();
-      const touch = event.touches[0];
-      this.tip.press = {
-        x: touch.clientX, y: touch.clientY, shown: false,
-        timer: window.setTimeout(() => {
-          this.tip.press.shown = true;
-          this.showTip(target);
-          if (navigator.vibrate) navigator.vibrate(8);
-        }, LONG_PRESS_MS),
-      };
-    }
-
-    touchMove(event) {
-      const press = this.tip.press;
-      if (!press || press.shown) return;
-      const touch = event.touches[0];
-      if (Math.abs(touch.clientX - press.x) > 10 || Math.abs(touch.clientY - press.y) > 10) this.cancelPress();
-    }
-
-    touchEnd(event) {
-      const press = this.tip.press;
-      this.tip.lastTouch = Date.now();
-      if (press && press.shown && event.cancelable) event.preventDefault(); // a long press is not a tap
-      this.cancelPress();
-    }
-
-    cancelPress() {
-      if (this.tip.press) window.clearTimeout(this.tip.press.timer);
-      this.tip.press = null;
-    }
-
-    showTip(target) {
-      if (this.destroyed || !target.isConnected) return;
-      const desc = document.getElementById(target.getAttribute("aria-describedby"));
-      if (!desc || !desc.textContent) return;
-      window.clearTimeout(this.tip.hideTimer);
-      this.tipEl.textContent = desc.textContent;
-      this.tipEl.hidden = false;
-      this.tip.anchorKey = target.dataset.key;
-      this.placeTip(target);
-    }
-
-    placeTip(target) {
-      const anchor = this.rectOf(target);
-      const width = this.root.clientWidth;
-      const tip = this.tipEl;
-      tip.style.maxWidth = Math.min(320, width - 16) + "px";
-      const tipWidth = tip.offsetWidth;
-      const tipHeight = tip.offsetHeight;
-      const left = Math.max(8, Math.min(width - tipWidth - 8, anchor.x + anchor.width / 2 - tipWidth / 2));
-      const above = target.getBoundingClientRect().top - tipHeight - 10 >= 0;
-      tip.dataset.side = above ? "above" : "below";
-      tip.style.left = left + "px";
-      tip.style.top = (above ? anchor.y - tipHeight - 8 : anchor.y + anchor.height + 8) + "px";
-      tip.style.setProperty("--pt-arrow-x", anchor.x + anchor.width / 2 - left + "px");
-    }
-
-    scheduleHide(ms) {
-      window.clearTimeout(this.tip.hideTimer);
-      this.tip.hideTimer = window.setTimeout(() => this.hideTip(), ms);
-    }
-
-    hideTip() {
-      window.clearTimeout(this.tip.showTimer);
-      this.tipEl.hidden = true;
-      this.tip.anchorKey = null;
-    }
-
-    /* After a redraw the tooltip follows its element (same key), or goes away with it. */
-    refreshTip() {
-      if (this.tipEl.hidden || !this.tip.anchorKey) return;
-      const target = this.root.querySelector(`[data-key="${this.tip.anchorKey}"]`);
-      if (target) this.showTip(target);
-      else this.hideTip();
     }
   }
 

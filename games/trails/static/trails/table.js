@@ -10,12 +10,14 @@
 (function () {
   "use strict";
 
+  const {
+    h, replaceDescs, withFocusKept, describedText, prefersReducedMotion, isTyping, Tooltips,
+  } = window.WickwiseTableKit; // static/js/tablekit.js, loaded before this file
+
   const FIRST_TRAIL = 2;
   const LANTERNS = 3;
   const ALL_THROWS = 1296; // 6 ** 4 ordered throws of four dice
   const PAIRINGS = [[0, 1, 2, 3], [0, 2, 1, 3], [0, 3, 1, 2]];
-  const LONG_PRESS_MS = 450;
-  const HOVER_DELAY_MS = 180;
   const PENDING_MS = 5000; // how long a sent move keeps the controls locked without an answer
   const HURRY_SECONDS = 5;
   const CATCH_UP_QUEUE = 3; // more updates than this waiting: draw them without animation
@@ -106,21 +108,6 @@
 
   // --- small DOM helpers ---------------------------------------------------------------------
 
-  function h(tag, props, children) {
-    const node = document.createElement(tag);
-    Object.entries(props || {}).forEach(([key, value]) => {
-      if (value === null || value === undefined || value === false) return;
-      if (key === "class") node.className = value;
-      else if (key === "text") node.textContent = value;
-      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-      else node.setAttribute(key, value === true ? "" : String(value));
-    });
-    [].concat(children || []).forEach((child) => {
-      if (child !== null && child !== undefined && child !== false) node.append(child);
-    });
-    return node;
-  }
-
   /* A die with its pips (or blank); decorative: the element that holds it carries the words. */
   function dieGraphic(face, extra) {
     const die = h("span", { class: "tt-die" + (extra ? " " + extra : ""), "data-face": face || 0, "aria-hidden": "true" });
@@ -131,14 +118,6 @@
   function setFace(die, face) {
     die.dataset.face = face;
     die.replaceChildren(...Array.from({ length: face }, () => h("i")));
-  }
-
-  function prefersReducedMotion() {
-    return Boolean(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
-  }
-
-  function isTyping(target) {
-    return Boolean(target && target.closest && target.closest("input, textarea, select, [contenteditable]"));
   }
 
   function same(a, b) {
@@ -163,7 +142,6 @@
       this.animations = new Set();
       this.log = [];
       this.fresh = { lanterns: [], banners: [], bannerSeat: null, claimed: [] };
-      this.tip = { anchorKey: null, showTimer: 0, hideTimer: 0, press: null, lastTouch: 0 };
       this.build(container);
       this.bindEvents();
     }
@@ -200,7 +178,7 @@
         h("summary", { text: gettext("What happened") }), this.logList,
       ]);
       this.fxEl = h("div", { class: "tt-fx", "aria-hidden": "true" });
-      this.tipEl = h("div", { class: "tt-tooltip", id: id("tooltip"), role: "tooltip", hidden: true });
+      this.tipEl = h("div", { class: "tt-tooltip ww-tip", id: id("tooltip"), role: "tooltip", hidden: true });
       this.descsEl = h("div", { class: "tt-descs", hidden: true }, [
         this.lanternsDesc = h("span", { id: id("lanterns-desc") }),
         this.signDesc = h("span", { id: id("sign-desc") }),
@@ -236,23 +214,9 @@
     bindEvents() {
       this.onDocumentKey = (event) => this.documentKey(event);
       document.addEventListener("keydown", this.onDocumentKey);
-      this.onDocumentTouch = (event) => {
-        if (!this.root.contains(event.target)) this.hideTip();
-      };
-      document.addEventListener("touchstart", this.onDocumentTouch, { passive: true });
       this.root.addEventListener("keydown", (event) => this.rootKey(event));
-      this.root.addEventListener("pointerover", (event) => this.pointerOver(event));
-      this.root.addEventListener("pointerout", (event) => this.pointerOut(event));
-      this.root.addEventListener("focusin", (event) => this.focusIn(event));
-      this.root.addEventListener("focusout", (event) => this.focusOut(event));
-      this.root.addEventListener("touchstart", (event) => this.touchStart(event), { passive: true });
-      this.root.addEventListener("touchmove", (event) => this.touchMove(event), { passive: true });
-      this.root.addEventListener("touchend", (event) => this.touchEnd(event));
-      this.root.addEventListener("touchcancel", () => this.cancelPress());
-      this.root.addEventListener("contextmenu", (event) => {
-        // A long press on a phone opens the context menu; the tooltip is what the finger asked for.
-        if (Date.now() - this.tip.lastTouch < 1200 && event.target.closest("[data-tip]")) event.preventDefault();
-      });
+      // The map's seals, the lanterns and the risk sign: each tooltip shows the element's description.
+      this.tips = new Tooltips(this.root, this.tipEl, describedText);
       this.hurryTimer = window.setInterval(() => this.checkHurry(), 500);
     }
 
@@ -260,12 +224,9 @@
       this.destroyed = true;
       this.finishAnimations();
       document.removeEventListener("keydown", this.onDocumentKey);
-      document.removeEventListener("touchstart", this.onDocumentTouch);
       window.clearInterval(this.hurryTimer);
       this.timers.forEach((timer) => window.clearTimeout(timer));
-      window.clearTimeout(this.tip.showTimer);
-      window.clearTimeout(this.tip.hideTimer);
-      this.cancelPress();
+      this.tips.destroy();
       this.root.remove();
     }
 
@@ -614,7 +575,7 @@
       this.root.dataset.sent = String(Number(this.root.dataset.sent || 0) + 1); // for tests: moves sent
       this.chosenCard = null;
       this.ctx.sendMove(action);
-      this.hideTip();
+      this.tips.hide();
       this.render();
       if (words) this.statusEl.textContent = words;
       // No answer in time (a lost message, a refused move): give the controls back.
@@ -648,8 +609,8 @@
     /* R throws, 1 to 3 pick a card, A and O a trail on a two-button card, C camps, M mutes: from
        anywhere on the page, unless a text field has the keyboard. */
     documentKey(event) {
-      if (event.key === "Escape" && !this.tipEl.hidden) {
-        this.hideTip();
+      if (event.key === "Escape" && this.tips.isShown()) {
+        this.tips.hide();
         return;
       }
       if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
@@ -743,7 +704,7 @@
       this.renderTray();
       this.renderControls();
       this.renderLog();
-      this.refreshTip();
+      this.tips.refresh();
     }
 
     renderTurn() {
@@ -821,9 +782,9 @@
           }, h("span", { class: "tt-seal-number", text: String(trail) })),
         ]);
       });
-      this.withFocusKept(this.boardEl, () => {
+      withFocusKept(this.boardEl, () => {
         this.boardEl.replaceChildren(...columns);
-        this.replaceDescs("board", descs);
+        replaceDescs(this.descsEl, "board", descs);
       });
     }
 
@@ -962,7 +923,7 @@
       this.traySignature = signature;
       this.trayEl.hidden = !tray.length;
       const cards = tray.map((card, index) => this.cardNode(card, index, interactive));
-      this.withFocusKept(this.trayEl, () => this.trayEl.replaceChildren(...cards),
+      withFocusKept(this.trayEl, () => this.trayEl.replaceChildren(...cards),
         () => this.trayEl.querySelector(".tt-choice:not([aria-disabled])"));
     }
 
@@ -1064,157 +1025,6 @@
     renderLog() {
       this.logEl.hidden = !this.log.length;
       this.logList.replaceChildren(...this.log.map((line) => h("li", { text: line })));
-    }
-
-    replaceDescs(group, nodes) {
-      let holder = this.descsEl.querySelector(`[data-group="${group}"]`);
-      if (!holder) {
-        holder = h("div", { "data-group": group });
-        this.descsEl.append(holder);
-      }
-      holder.replaceChildren(...nodes);
-    }
-
-    /* Rebuilding a section keeps the keyboard where it was: same key, else `fallback()`. */
-    withFocusKept(section, rebuild, fallback) {
-      const active = document.activeElement;
-      const inside = active && section.contains(active);
-      const key = inside && active.dataset ? active.dataset.key : null;
-      rebuild();
-      if (!inside) return;
-      const again = (key && section.querySelector(`[data-key="${key}"]`)) || (fallback && fallback());
-      if (again) again.focus({ preventScroll: true });
-    }
-
-    // --- tooltips -------------------------------------------------------------------------------
-
-    tipTarget(node) {
-      return node && node.closest ? node.closest("[data-tip]") : null;
-    }
-
-    pointerOver(event) {
-      if (event.pointerType === "touch") return;
-      const target = this.tipTarget(event.target);
-      if (!target) return;
-      window.clearTimeout(this.tip.hideTimer);
-      window.clearTimeout(this.tip.showTimer);
-      if (this.tip.anchorKey === target.dataset.key && !this.tipEl.hidden) return;
-      this.tip.showTimer = window.setTimeout(() => this.showTip(target), HOVER_DELAY_MS);
-    }
-
-    pointerOut(event) {
-      if (event.pointerType === "touch") return;
-      const target = this.tipTarget(event.target);
-      const into = event.relatedTarget;
-      if (target && into && (target.contains(into) || this.tipEl.contains(into))) return;
-      window.clearTimeout(this.tip.showTimer);
-      this.scheduleHide(140);
-    }
-
-    focusIn(event) {
-      const target = this.tipTarget(event.target);
-      if (!target) return;
-      let keyboard = true;
-      try {
-        keyboard = target.matches(":focus-visible");
-      } catch (error) {
-        keyboard = true;
-      }
-      if (keyboard) this.showTip(target);
-    }
-
-    focusOut() {
-      this.scheduleHide(0);
-    }
-
-    touchStart(event) {
-      this.tip.lastTouch = Date.now();
-      const target = this.tipTarget(event.target);
-      this.cancelPress();
-      if (!target) {
-        if (!this.tipEl.contains(event.target)) this.hideTip();
-        return;
-      }
-      if (this.tip.anchorKey && this.tip.anchorKey !== target.dataset.key) this.hideTip();
-      const touch = event.touches[0];
-      this.tip.press = {
-        x: touch.clientX, y: touch.clientY, shown: false,
-        timer: window.setTimeout(() => {
-          this.tip.press.shown = true;
-          this.showTip(target);
-          if (navigator.vibrate) navigator.vibrate(8);
-        }, LONG_PRESS_MS),
-      };
-    }
-
-    touchMove(event) {
-      const press = this.tip.press;
-      if (!press || press.shown) return;
-      const touch = event.touches[0];
-      if (Math.abs(touch.clientX - press.x) > 10 || Math.abs(touch.clientY - press.y) > 10) this.cancelPress();
-    }
-
-    touchEnd(event) {
-      const press = this.tip.press;
-      this.tip.lastTouch = Date.now();
-      if (press && press.shown && event.cancelable) event.preventDefault(); // a long press is not a tap
-      this.cancelPress();
-    }
-
-    cancelPress() {
-      if (this.tip.press) window.clearTimeout(this.tip.press.timer);
-      this.tip.press = null;
-    }
-
-    showTip(target) {
-      if (this.destroyed || !target.isConnected) return;
-      const desc = document.getElementById(target.getAttribute("aria-describedby"));
-      if (!desc) return;
-      window.clearTimeout(this.tip.hideTimer);
-      this.tipEl.textContent = desc.textContent;
-      this.tipEl.hidden = false;
-      this.tip.anchorKey = target.dataset.key;
-      this.placeTip(target);
-    }
-
-    placeTip(target) {
-      const anchor = this.rectOf(target);
-      const width = this.root.clientWidth;
-      const tip = this.tipEl;
-      tip.style.maxWidth = Math.min(320, width - 16) + "px";
-      const tipWidth = tip.offsetWidth;
-      const tipHeight = tip.offsetHeight;
-      const left = Math.max(8, Math.min(width - tipWidth - 8, anchor.x + anchor.width / 2 - tipWidth / 2));
-      const above = target.getBoundingClientRect().top - tipHeight - 10 >= 0;
-      tip.dataset.side = above ? "above" : "below";
-      tip.style.left = left + "px";
-      tip.style.top = (above ? anchor.y - tipHeight - 8 : anchor.y + anchor.height + 8) + "px";
-      tip.style.setProperty("--tt-arrow-x", anchor.x + anchor.width / 2 - left + "px");
-    }
-
-    rectOf(node) {
-      const box = node.getBoundingClientRect();
-      const origin = this.root.getBoundingClientRect();
-      return { x: box.left - origin.left, y: box.top - origin.top, width: box.width, height: box.height };
-    }
-
-    scheduleHide(ms) {
-      window.clearTimeout(this.tip.hideTimer);
-      this.tip.hideTimer = window.setTimeout(() => this.hideTip(), ms);
-    }
-
-    hideTip() {
-      window.clearTimeout(this.tip.showTimer);
-      this.tipEl.hidden = true;
-      this.tip.anchorKey = null;
-    }
-
-    /* After a redraw the tooltip follows its element (same key), or goes away with it. */
-    refreshTip() {
-      if (this.tipEl.hidden || !this.tip.anchorKey) return;
-      const target = this.root.querySelector(`[data-key="${this.tip.anchorKey}"]`);
-      if (target) this.showTip(target);
-      else this.hideTip();
     }
   }
 

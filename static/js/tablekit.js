@@ -1,0 +1,274 @@
+/*
+ * What every game table shares (docs/architecture.md, "One platform, several games"): a small DOM
+ * builder, the hidden descriptions that aria-describedby points at, keeping the keyboard in place
+ * across a redraw, and the tooltips (mouse hover, keyboard focus, long press on touch).
+ *
+ * The room page loads this file before the game's table.js:
+ *   window.WickwiseTableKit = { h, replaceDescs, withFocusKept, rectWithin, describedText,
+ *                               prefersReducedMotion, isTyping, Tooltips }
+ */
+(function () {
+  "use strict";
+
+  const LONG_PRESS_MS = 450;
+  const HOVER_DELAY_MS = 180;
+  const POINTER_LEAVE_MS = 140; // time to move from an element onto its tooltip
+  const PRESS_SLOP_PX = 10; // a finger that moves further is scrolling, not pressing
+  const CONTEXT_MENU_AFTER_TOUCH_MS = 1200;
+
+  // --- small DOM helpers ---------------------------------------------------------------------
+
+  /* h("button", {class, text, onclick, "aria-label": ...}, children): null, undefined and false
+     props and children are left out, so that optional parts can be written inline. */
+  function h(tag, props, children) {
+    const node = document.createElement(tag);
+    Object.entries(props || {}).forEach(([key, value]) => {
+      if (value === null || value === undefined || value === false) return;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : String(value));
+    });
+    [].concat(children || []).forEach((child) => {
+      if (child !== null && child !== undefined && child !== false) node.append(child);
+    });
+    return node;
+  }
+
+  /* The descriptions live in one hidden holder, a group per section, so that a section redraws its own
+     without touching the others'. */
+  function replaceDescs(holder, group, nodes) {
+    let box = holder.querySelector(`[data-group="${group}"]`);
+    if (!box) {
+      box = h("div", { "data-group": group });
+      holder.append(box);
+    }
+    box.replaceChildren(...nodes);
+  }
+
+  /* Rebuilding a section keeps the keyboard where it was: same data-key, else `fallback()`. */
+  function withFocusKept(section, rebuild, fallback) {
+    const active = document.activeElement;
+    const inside = active && section.contains(active);
+    const key = inside && active.dataset ? active.dataset.key : null;
+    rebuild();
+    if (!inside) return;
+    const again = (key && section.querySelector(`[data-key="${key}"]`)) || (fallback && fallback());
+    if (again) again.focus({ preventScroll: true });
+  }
+
+  /* A node's box in the coordinates of `origin` (the table's root, where effects and tooltips sit). */
+  function rectWithin(node, origin) {
+    const box = node.getBoundingClientRect();
+    const base = origin.getBoundingClientRect();
+    return { x: box.left - base.left, y: box.top - base.top, width: box.width, height: box.height };
+  }
+
+  /* The words a screen reader hears for `target` (its aria-describedby), or null when there are none. */
+  function describedText(target) {
+    const desc = document.getElementById(target.getAttribute("aria-describedby"));
+    return desc && desc.textContent ? desc.textContent : null;
+  }
+
+  function prefersReducedMotion() {
+    return Boolean(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+  }
+
+  function isTyping(target) {
+    return Boolean(target && target.closest && target.closest("input, textarea, select, [contenteditable]"));
+  }
+
+  // --- tooltips -------------------------------------------------------------------------------
+
+  /*
+   * One tooltip element for a whole table. Any element inside `root` with a data-tip attribute and a
+   * data-key has one: shown after a short hover, on keyboard focus (not on a click's focus) and on a
+   * long press; `content(target)` gives its words (null: no tooltip). The element carries the class
+   * ww-tip (static/css/site.css) and sits inside `root`, which must be positioned.
+   *
+   *   const tips = new Tooltips(root, tipEl, (target) => describedText(target));
+   *   tips.refresh() after a redraw; tips.hide(); tips.isShown(); tips.destroy()
+   */
+  class Tooltips {
+    constructor(root, tipEl, content, options) {
+      const settings = options || {};
+      this.root = root;
+      this.tipEl = tipEl;
+      this.content = content;
+      this.longPressMs = settings.longPressMs || LONG_PRESS_MS;
+      this.hoverDelayMs = settings.hoverDelayMs || HOVER_DELAY_MS;
+      this.anchorKey = null;
+      this.showTimer = 0;
+      this.hideTimer = 0;
+      this.press = null;
+      this.lastTouch = 0;
+      this.destroyed = false;
+      this.bindEvents();
+    }
+
+    bindEvents() {
+      const root = this.root;
+      this.onDocumentTouch = (event) => {
+        if (!root.contains(event.target)) this.hide(); // a tap elsewhere on the page closes it
+      };
+      document.addEventListener("touchstart", this.onDocumentTouch, { passive: true });
+      root.addEventListener("pointerover", (event) => this.pointerOver(event));
+      root.addEventListener("pointerout", (event) => this.pointerOut(event));
+      root.addEventListener("focusin", (event) => this.focusIn(event));
+      root.addEventListener("focusout", () => this.scheduleHide(0));
+      root.addEventListener("touchstart", (event) => this.touchStart(event), { passive: true });
+      root.addEventListener("touchmove", (event) => this.touchMove(event), { passive: true });
+      root.addEventListener("touchend", (event) => this.touchEnd(event));
+      root.addEventListener("touchcancel", () => this.cancelPress());
+      root.addEventListener("contextmenu", (event) => this.contextMenu(event));
+    }
+
+    destroy() {
+      this.destroyed = true;
+      document.removeEventListener("touchstart", this.onDocumentTouch);
+      window.clearTimeout(this.showTimer);
+      window.clearTimeout(this.hideTimer);
+      this.cancelPress();
+    }
+
+    targetOf(node) {
+      return node && node.closest ? node.closest("[data-tip]") : null;
+    }
+
+    isShown() {
+      return !this.tipEl.hidden;
+    }
+
+    pointerOver(event) {
+      if (event.pointerType === "touch") return;
+      const target = this.targetOf(event.target);
+      if (!target) return;
+      window.clearTimeout(this.hideTimer);
+      window.clearTimeout(this.showTimer);
+      if (this.anchorKey === target.dataset.key && this.isShown()) return;
+      this.showTimer = window.setTimeout(() => this.show(target), this.hoverDelayMs);
+    }
+
+    pointerOut(event) {
+      if (event.pointerType === "touch") return;
+      const target = this.targetOf(event.target);
+      const into = event.relatedTarget;
+      if (target && into && (target.contains(into) || this.tipEl.contains(into))) return;
+      window.clearTimeout(this.showTimer);
+      if (this.tipEl.contains(event.target) && into && this.tipEl.contains(into)) return;
+      this.scheduleHide(POINTER_LEAVE_MS);
+    }
+
+    /* Focus from the keyboard shows the tooltip; focus from a click or a tap does not. */
+    focusIn(event) {
+      const target = this.targetOf(event.target);
+      if (!target) return;
+      let keyboard = true;
+      try {
+        keyboard = target.matches(":focus-visible");
+      } catch (error) {
+        keyboard = true;
+      }
+      if (keyboard) this.show(target);
+    }
+
+    touchStart(event) {
+      this.lastTouch = Date.now();
+      const target = this.targetOf(event.target);
+      this.cancelPress();
+      if (!target) {
+        if (!this.tipEl.contains(event.target)) this.hide();
+        return;
+      }
+      if (this.anchorKey && this.anchorKey !== target.dataset.key) this.hide();
+      const touch = event.touches[0];
+      this.press = {
+        x: touch.clientX, y: touch.clientY, shown: false,
+        timer: window.setTimeout(() => {
+          this.press.shown = true;
+          this.show(target);
+          if (navigator.vibrate) navigator.vibrate(8);
+        }, this.longPressMs),
+      };
+    }
+
+    touchMove(event) {
+      const press = this.press;
+      if (!press || press.shown) return;
+      const touch = event.touches[0];
+      if (Math.abs(touch.clientX - press.x) > PRESS_SLOP_PX || Math.abs(touch.clientY - press.y) > PRESS_SLOP_PX) {
+        this.cancelPress();
+      }
+    }
+
+    touchEnd(event) {
+      const press = this.press;
+      this.lastTouch = Date.now();
+      if (press && press.shown && event.cancelable) event.preventDefault(); // a long press is not a tap
+      this.cancelPress();
+    }
+
+    cancelPress() {
+      if (this.press) window.clearTimeout(this.press.timer);
+      this.press = null;
+    }
+
+    contextMenu(event) {
+      // A long press on a phone opens the context menu; the tooltip is what the finger asked for.
+      if (Date.now() - this.lastTouch < CONTEXT_MENU_AFTER_TOUCH_MS && event.target.closest("[data-tip]")) {
+        event.preventDefault();
+      }
+    }
+
+    show(target) {
+      if (this.destroyed || !target.isConnected) return;
+      const text = this.content(target);
+      if (text === null || text === undefined || text === "") return;
+      window.clearTimeout(this.hideTimer);
+      this.tipEl.textContent = text;
+      this.tipEl.hidden = false;
+      this.anchorKey = target.dataset.key;
+      this.place(target);
+    }
+
+    /* Centred on its element, above it when there is room in the window, else below; never past the
+       table's sides. The arrow points at the element's centre. */
+    place(target) {
+      const anchor = rectWithin(target, this.root);
+      const width = this.root.clientWidth;
+      const tip = this.tipEl;
+      tip.style.maxWidth = Math.min(320, width - 16) + "px";
+      const tipWidth = tip.offsetWidth;
+      const tipHeight = tip.offsetHeight;
+      const left = Math.max(8, Math.min(width - tipWidth - 8, anchor.x + anchor.width / 2 - tipWidth / 2));
+      const above = target.getBoundingClientRect().top - tipHeight - 10 >= 0;
+      tip.dataset.side = above ? "above" : "below";
+      tip.style.left = left + "px";
+      tip.style.top = (above ? anchor.y - tipHeight - 8 : anchor.y + anchor.height + 8) + "px";
+      tip.style.setProperty("--ww-tip-arrow-x", anchor.x + anchor.width / 2 - left + "px");
+    }
+
+    scheduleHide(ms) {
+      window.clearTimeout(this.hideTimer);
+      this.hideTimer = window.setTimeout(() => this.hide(), ms);
+    }
+
+    hide() {
+      window.clearTimeout(this.showTimer);
+      this.tipEl.hidden = true;
+      this.anchorKey = null;
+    }
+
+    /* After a redraw the tooltip follows its element (same key), or goes away with it. */
+    refresh() {
+      if (!this.isShown() || !this.anchorKey) return;
+      const target = this.root.querySelector(`[data-key="${this.anchorKey}"]`);
+      if (target) this.show(target);
+      else this.hide();
+    }
+  }
+
+  window.WickwiseTableKit = {
+    h, replaceDescs, withFocusKept, rectWithin, describedText, prefersReducedMotion, isTyping, Tooltips,
+  };
+})();
