@@ -98,7 +98,7 @@ def to_act(state: dict) -> list[int]:
 
 
 def legal(state: dict, seat: int) -> list[dict]:
-    if seat not in to_act(state):
+    if type(seat) is not int or seat not in to_act(state):  # not isinstance: True is no seat
         return []
     if state["phase"] == "play":
         return [{"type": "draw"}, {"type": "stop"}]
@@ -357,6 +357,7 @@ def outcome(state: dict) -> list[dict] | None:
 def view(state: dict, seat: int | None) -> dict:
     """What `seat` may see (None: a spectator): everything but the deck's order."""
     rows = state["rows"]
+    pool = draw_pool(state)  # one count of the deck for every row's spill chance
     seen = {
         "game": GAME,
         "seats": state["seats"],
@@ -377,9 +378,7 @@ def view(state: dict, seat: int | None) -> dict:
         "deck_count": len(state["deck"]),
         "discard": list(state["discard"]),
         "reshuffles": state["reshuffles"],
-        "spill_chance": [
-            float(spill_chance(state, s)) if row["status"] == "in" else None for s, row in enumerate(rows)
-        ],
+        "spill_chance": [float(spill_chance_in(row, pool)) if row["status"] == "in" else None for row in rows],
         "finished": state["finished"],
         "ranking": outcome(state),
     }
@@ -426,10 +425,14 @@ def spill_chance_in(row: dict, pool: Counter) -> Fraction:
     return Fraction(sum(pool[n] for n in set(row["numbers"])), size)
 
 
+def draw_pool(state: dict) -> Counter:
+    """What the next card comes from: the deck, or the discard pile that a draw would reshuffle."""
+    return Counter(state["deck"]) if state["deck"] else Counter(state["discard"])
+
+
 def spill_chance(state: dict, seat: int) -> Fraction:
     """The exact chance that `seat`'s next draw spills its pot, from the cards it cannot see."""
-    pool = Counter(state["deck"]) if state["deck"] else Counter(state["discard"])
-    return spill_chance_in(state["rows"][seat], pool)
+    return spill_chance_in(state["rows"][seat], draw_pool(state))
 
 
 # --- the table's choice on timeout --------------------------------------------------------------

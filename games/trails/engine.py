@@ -310,6 +310,12 @@ def progress(banners: list[int]) -> Fraction:
     return sum((Fraction(step, length) for step, length in zip(banners, LENGTHS) if step), Fraction(0))
 
 
+def progress_shown(banners: list[int]) -> float:
+    """progress() as a float for the view, summed directly: a view is built for every seat after every
+    move, and exact fractions there cost more than the rest of it; the ranking keeps the exact value."""
+    return sum((step / length for step, length in zip(banners, LENGTHS) if step), 0.0)
+
+
 def outcome(state: dict) -> list[dict] | None:
     """None while playing; else the winner first, then the others by landmarks, then by progress
     (exact fractions); equal landmarks and progress share the place (1, 2, 2, 4)."""
@@ -349,7 +355,7 @@ def view(state: dict, seat: int | None) -> dict:
         "topped": list(state["topped"]),
         "claimed": list(state["claimed"]),
         "landmarks": [landmarks(state["claimed"], s) for s in range(state["seats"])],
-        "progress": [float(progress(row)) for row in state["banners"]],
+        "progress": [progress_shown(row) for row in state["banners"]],
         "dice": list(state["dice"]) if phase == "choose" else None,
         "tray": tray(state) if phase == "choose" else [],
         "risk": float(risk(state)) if phase in ("throw", "decide") else None,

@@ -156,7 +156,7 @@ def play_a_whole_game(live_site, page, socket):
 TABLE_PAGE = """<!doctype html><html lang="en"><meta charset="utf-8"><body><div id="table"></div>
 <button id="sound-toggle" type="button">Mute sound</button>
 <script>
-  window.gettext = (t) => t; window.ngettext = (a, b, n) => n === 1 ? a : b;
+  window.gettext = (t) => t; window.pgettext = (c, t) => t; window.ngettext = (a, b, n) => n === 1 ? a : b;
   window.interpolate = (f, v) => f.replace(/%\\((\\w+)\\)s/g, (_, k) => String(v[k]));
   window.sent = []; window.said = []; window.muted = false;
   window.WickwiseSound = {toggle: () => (window.muted = !window.muted), isMuted: () => window.muted, play: () => {}};

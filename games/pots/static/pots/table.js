@@ -272,7 +272,7 @@
       this.chanceEl = h("p", { class: "pt-chance", hidden: true });
       this.drawButton = h("button", {
         type: "button", class: "pt-draw", "aria-keyshortcuts": "D", onclick: () => this.send({ type: "draw" }),
-      }, [h("span", { text: gettext("Draw") }), h("kbd", { class: "pt-keyhint", "aria-hidden": "true", text: "D" })]);
+      }, [h("span", { text: gettext("Draw") }), h("kbd", { class: "pt-keyhint", "aria-hidden": "true", text: pgettext("dealer chip", "D") })]);
       this.stopButton = h("button", {
         type: "button", class: "pt-stop", "aria-keyshortcuts": "S", onclick: () => this.send({ type: "stop" }),
       }, [h("span", { text: gettext("Stop") }), h("kbd", { class: "pt-keyhint", "aria-hidden": "true", text: "S" })]);
@@ -672,7 +672,7 @@
       else words = say(gettext("Hand %(hand)s"), { hand: model.hand });
       this.handEl.replaceChildren(
         h("span", { class: "pt-hand-number", text: words }),
-        h("span", { class: "pt-dealer" }, [h("i", { class: "pt-dealer-chip", "aria-hidden": "true", text: "D" }),
+        h("span", { class: "pt-dealer" }, [h("i", { class: "pt-dealer-chip", "aria-hidden": "true", text: pgettext("dealer chip", "D") }),
           say(gettext("Dealer: %(name)s"), { name: this.name(model.dealer) })]),
       );
       const deckWords = say(ngettext("%(count)s card in the deck", "%(count)s cards in the deck", model.deck), { count: model.deck });
@@ -826,7 +826,7 @@
       const bellows = model.bellows && model.bellows.seat === seat ? model.bellows : null;
       const children = [
         h("div", { class: "pt-row-head" }, [
-          seat === model.dealer ? h("i", { class: "pt-dealer-chip", title: gettext("Dealer"), "aria-hidden": "true", text: "D" }) : null,
+          seat === model.dealer ? h("i", { class: "pt-dealer-chip", title: gettext("Dealer"), "aria-hidden": "true", text: pgettext("dealer chip", "D") }) : null,
           h("span", { class: "pt-player-name", text: this.name(seat) }),
           seat === this.seat ? h("span", { class: "pt-you", text: gettext("You") }) : null,
           h("span", {
