@@ -29,6 +29,8 @@ class GameSpec:
     options: dict[str, Option] = field(default_factory=dict)
     timer_option: str | None = None  # the option giving the decision countdown in seconds
     timer_seconds: int = 30  # used when there is no timer option
+    # The engine's refusal codes in the players' words (lazy translated); rooms/ words the common ones.
+    refusals: dict[str, object] = field(default_factory=dict)
 
     def clean_options(self, raw: dict | None) -> dict:
         """Options with defaults filled in; raises ValueError naming the first bad one."""

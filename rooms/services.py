@@ -19,6 +19,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 
 from games import fairness, registry
 from games.errors import IllegalAction
@@ -349,6 +350,20 @@ def submit_move(*, room_code: str, seat: int, seq, action, by: str = Move.By.PLA
         return game
 
 
+# Refusal codes every engine uses; a game words its own in its spec. The engine's English message is the
+# last resort, for a code nobody has worded yet.
+_COMMON_REFUSALS = {
+    "game_over": _lazy("the game is over"),
+    "no_such_seat": _lazy("there is no such seat"),
+    "not_your_turn": _lazy("it is not your turn"),
+    "bad_action": _lazy("the move is not a valid action"),
+}
+
+
+def _refusal(spec, error: IllegalAction) -> str:
+    return str(spec.refusals.get(error.code) or _COMMON_REFUSALS.get(error.code) or error.message)
+
+
 def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: str) -> None:
     if game.status != Game.Status.PLAYING:
         raise ServiceError("not_playing", _("There is no game in play."))
@@ -364,7 +379,7 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
         state, events = spec.engine.apply(game.state, seat, action, _rng(game))
     except IllegalAction as error:
         raise ServiceError(f"illegal:{error.code}", _("That move is not allowed: %(reason)s") % {
-            "reason": error.message}) from None
+            "reason": _refusal(spec, error)}) from None
     game.state = state
     game.seq += 1
     Move.objects.create(game=game, seq=game.seq, seat=seat, action=action, by=by)

@@ -14,5 +14,9 @@ SPEC = register(
         default_seats=4,
         options={"round_seconds": Option(choices=(15, 30, 60), default=30, label=_("Round timer (seconds)"))},
         timer_option="round_seconds",
+        refusals={
+            "already_picked": _("you have already picked a candle this round"),
+            "not_in_hand": _("that candle is not in your hand"),
+        },
     )
 )

@@ -13,5 +13,6 @@ SPEC = register(
         max_seats=engine.MAX_SEATS,
         default_seats=4,
         timer_seconds=30,
+        refusals={"not_a_target": _("that player cannot be chosen for this card")},
     )
 )

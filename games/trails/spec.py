@@ -13,5 +13,9 @@ SPEC = register(
         max_seats=engine.MAX_SEATS,
         default_seats=2,
         timer_seconds=40,
+        refusals={
+            "wrong_phase": _("that is not a move for this moment of the turn"),
+            "not_a_choice": _("those trails are not a choice on the tray"),
+        },
     )
 )

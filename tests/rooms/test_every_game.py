@@ -116,3 +116,18 @@ def test_a_countdown_plays_the_tables_choice_for_the_seat_that_let_it_run_out(sl
         first = game.moves.get(seq=seq + 1)
         assert first.by == Move.By.TABLE and first.action == expected[first.seat]
     assert timeouts
+
+
+@pytest.mark.parametrize("slug", GAMES)
+def test_a_refused_move_is_worded_in_the_players_language(slug):
+    from django.utils import translation
+
+    from rooms.services import ServiceError
+
+    spec = registry.get(slug)
+    code, _tickets, game = started_room(spec.min_seats, spec.min_seats, game=slug)
+    seat = spec.engine.to_act(game.state)[0]
+    with translation.override("pt-br"), pytest.raises(ServiceError) as refused:
+        services.submit_move(room_code=code, seat=seat, seq=game.seq, action={"type": "nonsense"})
+    assert refused.value.code == "illegal:bad_action"
+    assert refused.value.message == "Essa jogada não é permitida: a jogada não é uma ação válida"
