@@ -1,11 +1,12 @@
 /*
  * What every game table shares (docs/architecture.md, "One platform, several games"): a small DOM
  * builder, the hidden descriptions that aria-describedby points at, keeping the keyboard in place
- * across a redraw, and the tooltips (mouse hover, keyboard focus, long press on touch).
+ * across a redraw, the tooltips (mouse hover, keyboard focus, long press on touch), and TableBase, the
+ * lifecycle every table extends (timers, who is who, the update queue, destroy).
  *
  * The room page loads this file before the game's table.js:
  *   window.WickwiseTableKit = { h, replaceDescs, withFocusKept, rectWithin, describedText,
- *                               prefersReducedMotion, isTyping, Tooltips }
+ *                               prefersReducedMotion, isTyping, Tooltips, TableBase }
  */
 (function () {
   "use strict";
@@ -15,6 +16,7 @@
   const POINTER_LEAVE_MS = 140; // time to move from an element onto its tooltip
   const PRESS_SLOP_PX = 10; // a finger that moves further is scrolling, not pressing
   const CONTEXT_MENU_AFTER_TOUCH_MS = 1200;
+  const HURRY_SECONDS = 5; // the table turns urgent when this little of the player's time is left
 
   // --- small DOM helpers ---------------------------------------------------------------------
 
@@ -268,7 +270,144 @@
     }
   }
 
+  // --- the table's lifecycle --------------------------------------------------------------------
+
+  /*
+   * What every game table does between mount and destroy: its timers, who is who, and the update queue
+   * that draws one update at a time (animated or at once) and settles its promise when drawn.
+   *
+   * A table extends it and supplies shouldAnimate(item), animate(item) and show(item) (or its own
+   * tell(item)), canAct() for the hurry warning, and sets this.root, this.tips, this.onDocumentKey and
+   * this.hurryTimer while it builds. `label` names the table in console errors.
+   */
+  class TableBase {
+    constructor(ctx, label) {
+      this.ctx = ctx;
+      this.label = label;
+      this.queue = [];
+      this.busy = false;
+      this.animating = false;
+      this.skipping = false;
+      this.destroyed = false;
+      this.wakers = new Set(); // resolvers of pending sleeps, so skip() can end them early
+      this.animations = new Set();
+      this.timers = new Set();
+    }
+
+    destroy() {
+      this.destroyed = true;
+      this.skip();
+      document.removeEventListener("keydown", this.onDocumentKey);
+      window.clearInterval(this.hurryTimer);
+      this.timers.forEach((timer) => window.clearTimeout(timer));
+      this.tips.destroy();
+      this.root.remove();
+    }
+
+    /* A timeout that is cleared on destroy and never fires into a removed table. */
+    later(ms, fn) {
+      const timer = window.setTimeout(() => {
+        this.timers.delete(timer);
+        if (!this.destroyed) fn();
+      }, ms);
+      this.timers.add(timer);
+      return timer;
+    }
+
+    /* A pause inside an animation that skip() can cut short. */
+    sleep(ms) {
+      if (this.skipping || ms <= 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        const wake = () => {
+          window.clearTimeout(timer);
+          this.wakers.delete(wake);
+          resolve();
+        };
+        const timer = window.setTimeout(wake, ms);
+        this.wakers.add(wake);
+      });
+    }
+
+    /* Jump every running animation and pause to its end. */
+    skip() {
+      this.skipping = true;
+      this.animations.forEach((animation) => {
+        try {
+          animation.finish();
+        } catch (error) {
+          animation.cancel();
+        }
+      });
+      Array.from(this.wakers).forEach((wake) => wake());
+    }
+
+    // who is who
+
+    get seat() {
+      return this.ctx.seat === null || this.ctx.seat === undefined ? null : this.ctx.seat;
+    }
+
+    name(seat) {
+      try {
+        return this.ctx.playerLabel(seat);
+      } catch (error) {
+        return window.interpolate(window.gettext("Seat %(seat)s"), { seat: seat + 1 }, true);
+      }
+    }
+
+    playerInfo(seat) {
+      const players = (this.ctx.players && this.ctx.players()) || [];
+      return players[seat] || {};
+    }
+
+    // the update queue
+
+    /* Returns a promise that settles once this update is drawn, after its animation if any. */
+    update(view, events, game) {
+      if (this.destroyed) return Promise.resolve();
+      return new Promise((resolve) => {
+        this.queue.push({ view, events: events || [], game, done: resolve });
+        if (!this.busy) this.drain();
+      });
+    }
+
+    async drain() {
+      this.busy = true;
+      while (this.queue.length && !this.destroyed) {
+        const item = this.queue.shift();
+        try {
+          const telling = this.tell(item);
+          if (telling) await telling; // only an animation is waited for: a plain draw settles at once
+        } catch (error) {
+          // A broken animation must not lose the update: draw it plainly.
+          if (window.console) console.error(this.label + ":", error);
+          this.animating = false;
+          this.show(item);
+        }
+        item.done();
+      }
+      this.busy = false;
+      this.queue.splice(0).forEach((item) => item.done()); // destroyed: nothing more to wait for
+    }
+
+    /* One update, drawn: animated when the table says so (a promise), else at once (null). */
+    tell(item) {
+      if (this.shouldAnimate(item)) return this.animate(item);
+      this.show(item);
+      return null;
+    }
+
+    checkHurry() {
+      let hurry = false;
+      if (this.canAct() && this.ctx.timeLeft) {
+        const left = this.ctx.timeLeft();
+        hurry = left !== null && left !== undefined && left <= HURRY_SECONDS;
+      }
+      this.root.classList.toggle("is-hurry", hurry);
+    }
+  }
+
   window.WickwiseTableKit = {
-    h, replaceDescs, withFocusKept, rectWithin, describedText, prefersReducedMotion, isTyping, Tooltips,
+    h, replaceDescs, withFocusKept, rectWithin, describedText, prefersReducedMotion, isTyping, Tooltips, TableBase,
   };
 })();

@@ -11,12 +11,11 @@
   "use strict";
 
   const {
-    h, replaceDescs, withFocusKept, rectWithin, describedText, prefersReducedMotion, isTyping, Tooltips,
+    h, replaceDescs, withFocusKept, rectWithin, describedText, prefersReducedMotion, isTyping, Tooltips, TableBase,
   } = window.WickwiseTableKit; // static/js/tablekit.js, loaded before this file
 
   const SHELF_CAPACITY = 5;
   const PENDING_MS = 5000; // how long a sent move keeps the hand locked without an answer
-  const HURRY_SECONDS = 5;
   let mounted = 0;
 
   // --- the rules, as games/candles/engine.py has them -------------------------------------------
@@ -187,22 +186,14 @@
 
   // --- the table -----------------------------------------------------------------------------
 
-  class CandlesTable {
+  class CandlesTable extends TableBase {
     constructor(container, ctx) {
-      this.ctx = ctx;
+      super(ctx, "candles table");
       this.uid = "ct" + (++mounted);
       this.view = null;
       this.game = null;
       this.selected = null;
       this.pending = null; // {candle, until}
-      this.queue = [];
-      this.busy = false;
-      this.animating = false;
-      this.skipping = false;
-      this.destroyed = false;
-      this.wakers = new Set();
-      this.animations = new Set();
-      this.timers = new Set();
       this.lastDigit = null;
       this.lastPickSound = 0;
       this.handSignature = "";
@@ -261,72 +252,7 @@
       this.hurryTimer = window.setInterval(() => this.checkHurry(), 500);
     }
 
-    destroy() {
-      this.destroyed = true;
-      this.skip();
-      document.removeEventListener("keydown", this.onDocumentKey);
-      window.clearInterval(this.hurryTimer);
-      this.timers.forEach((timer) => window.clearTimeout(timer));
-      this.tips.destroy();
-      this.root.remove();
-    }
-
-    later(ms, fn) {
-      const timer = window.setTimeout(() => {
-        this.timers.delete(timer);
-        if (!this.destroyed) fn();
-      }, ms);
-      this.timers.add(timer);
-      return timer;
-    }
-
-    // --- who is who -------------------------------------------------------------------------------
-
-    get seat() {
-      return this.ctx.seat === null || this.ctx.seat === undefined ? null : this.ctx.seat;
-    }
-
-    name(seat) {
-      try {
-        return this.ctx.playerLabel(seat);
-      } catch (error) {
-        return say(gettext("Seat %(seat)s"), { seat: seat + 1 });
-      }
-    }
-
-    playerInfo(seat) {
-      const players = (this.ctx.players && this.ctx.players()) || [];
-      return players[seat] || {};
-    }
-
-    // --- the update queue -------------------------------------------------------------------------
-
-    /* Returns a promise that settles once this update is drawn, after its animation if any. */
-    update(view, events, game) {
-      if (this.destroyed) return Promise.resolve();
-      return new Promise((resolve) => {
-        this.queue.push({ view, events: events || [], game, done: resolve });
-        if (!this.busy) this.drain();
-      });
-    }
-
-    async drain() {
-      this.busy = true;
-      while (this.queue.length && !this.destroyed) {
-        const item = this.queue.shift();
-        try {
-          if (this.shouldAnimate(item)) await this.animateRound(item);
-          else this.show(item);
-        } catch (error) {
-          if (window.console) console.error("candles table:", error);
-          this.animating = false;
-          this.show(item);
-        }
-        item.done();
-      }
-      this.busy = false;
-      this.queue.splice(0).forEach((item) => item.done()); // destroyed: nothing more to wait for
-    }
+    // --- the update queue (TableBase) -------------------------------------------------------------
 
     shouldAnimate(item) {
       if (!item.view || document.hidden) return false;
@@ -403,7 +329,7 @@
       return { reveal: 750, step: players > 6 ? 480 : 600, fly: 420, tip: 420, settle: 250, reduced: false };
     }
 
-    async animateRound(item) {
+    async animate(item) {
       const places = item.events.filter((e) => e.type === "place");
       const reveal = item.events.find((e) => e.type === "reveal");
       const start = rewind(item.view, places);
@@ -565,31 +491,6 @@
       const animation = node.animate(frames, options);
       this.animations.add(animation);
       return animation.finished.catch(() => null).then(() => this.animations.delete(animation));
-    }
-
-    sleep(ms) {
-      if (this.skipping || ms <= 0) return Promise.resolve();
-      return new Promise((resolve) => {
-        const wake = () => {
-          window.clearTimeout(timer);
-          this.wakers.delete(wake);
-          resolve();
-        };
-        const timer = window.setTimeout(wake, ms);
-        this.wakers.add(wake);
-      });
-    }
-
-    skip() {
-      this.skipping = true;
-      this.animations.forEach((animation) => {
-        try {
-          animation.finish();
-        } catch (error) {
-          animation.cancel();
-        }
-      });
-      Array.from(this.wakers).forEach((wake) => wake());
     }
 
     // --- drawing ------------------------------------------------------------------------------
@@ -920,13 +821,9 @@
       }
     }
 
-    checkHurry() {
-      let hurry = false;
-      if (this.canPick() && this.ctx.timeLeft) {
-        const left = this.ctx.timeLeft();
-        hurry = left !== null && left !== undefined && left <= HURRY_SECONDS;
-      }
-      this.root.classList.toggle("is-hurry", hurry);
+    /* The hurry warning (TableBase.checkHurry) is for a player who has a pick to make. */
+    canAct() {
+      return this.canPick();
     }
 
     // --- input ----------------------------------------------------------------------------------

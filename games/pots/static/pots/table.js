@@ -12,11 +12,10 @@
   "use strict";
 
   const {
-    h, replaceDescs, rectWithin, describedText, prefersReducedMotion, isTyping, Tooltips,
+    h, replaceDescs, rectWithin, describedText, prefersReducedMotion, isTyping, Tooltips, TableBase,
   } = window.WickwiseTableKit; // static/js/tablekit.js, loaded before this file
 
   const PENDING_MS = 5000; // how long a sent move keeps the buttons locked without an answer
-  const HURRY_SECONDS = 5;
   const FULL_POT_BONUS = 15;
   const HONEY = ["+2", "+4", "+6", "+8", "+10"];
   let mounted = 0;
@@ -235,23 +234,15 @@
 
   // --- the table -----------------------------------------------------------------------------
 
-  class PotsTable {
+  class PotsTable extends TableBase {
     constructor(container, ctx) {
-      this.ctx = ctx;
+      super(ctx, "pots table");
       this.uid = "pt" + (++mounted);
       this.view = null;
       this.game = null;
       this.model = null;
       this.pending = null; // {until}: a move was sent, waiting for its answer
-      this.queue = [];
-      this.busy = false;
-      this.animating = false;
-      this.skipping = false;
-      this.destroyed = false;
       this.fresh = null; // [seat, index] of the card that just landed
-      this.wakers = new Set();
-      this.animations = new Set();
-      this.timers = new Set();
       this.build(container);
       this.bindEvents();
     }
@@ -315,72 +306,7 @@
       this.hurryTimer = window.setInterval(() => this.checkHurry(), 500);
     }
 
-    destroy() {
-      this.destroyed = true;
-      this.skip();
-      document.removeEventListener("keydown", this.onDocumentKey);
-      window.clearInterval(this.hurryTimer);
-      this.timers.forEach((timer) => window.clearTimeout(timer));
-      this.tips.destroy();
-      this.root.remove();
-    }
-
-    later(ms, fn) {
-      const timer = window.setTimeout(() => {
-        this.timers.delete(timer);
-        if (!this.destroyed) fn();
-      }, ms);
-      this.timers.add(timer);
-      return timer;
-    }
-
-    // --- who is who -------------------------------------------------------------------------------
-
-    get seat() {
-      return this.ctx.seat === null || this.ctx.seat === undefined ? null : this.ctx.seat;
-    }
-
-    name(seat) {
-      try {
-        return this.ctx.playerLabel(seat);
-      } catch (error) {
-        return say(gettext("Seat %(seat)s"), { seat: seat + 1 });
-      }
-    }
-
-    playerInfo(seat) {
-      const players = (this.ctx.players && this.ctx.players()) || [];
-      return players[seat] || {};
-    }
-
-    // --- the update queue -------------------------------------------------------------------------
-
-    /* Returns a promise that settles once this update is drawn, after its animation if any. */
-    update(view, events, game) {
-      if (this.destroyed) return Promise.resolve();
-      return new Promise((resolve) => {
-        this.queue.push({ view, events: events || [], game, done: resolve });
-        if (!this.busy) this.drain();
-      });
-    }
-
-    async drain() {
-      this.busy = true;
-      while (this.queue.length && !this.destroyed) {
-        const item = this.queue.shift();
-        try {
-          if (this.shouldAnimate(item)) await this.tell(item);
-          else this.show(item);
-        } catch (error) {
-          if (window.console) console.error("pots table:", error);
-          this.animating = false;
-          this.show(item);
-        }
-        item.done();
-      }
-      this.busy = false;
-      this.queue.splice(0).forEach((item) => item.done()); // destroyed: nothing more to wait for
-    }
+    // --- the update queue (TableBase) -------------------------------------------------------------
 
     shouldAnimate(item) {
       if (!item.view || !this.view || document.hidden) return false;
@@ -435,7 +361,7 @@
       return { card: quick ? 260 : 420, fly: quick ? 210 : 320, word: 450, hand: 1200, reduced: false };
     }
 
-    async tell(item) {
+    async animate(item) {
       const before = this.model || modelOf(this.view);
       const work = copy(before);
       this.accept(item);
@@ -612,31 +538,6 @@
       const animation = node.animate(frames, options);
       this.animations.add(animation);
       return animation.finished.catch(() => null).then(() => this.animations.delete(animation));
-    }
-
-    sleep(ms) {
-      if (this.skipping || ms <= 0) return Promise.resolve();
-      return new Promise((resolve) => {
-        const wake = () => {
-          window.clearTimeout(timer);
-          this.wakers.delete(wake);
-          resolve();
-        };
-        const timer = window.setTimeout(wake, ms);
-        this.wakers.add(wake);
-      });
-    }
-
-    skip() {
-      this.skipping = true;
-      this.animations.forEach((animation) => {
-        try {
-          animation.finish();
-        } catch (error) {
-          animation.cancel();
-        }
-      });
-      Array.from(this.wakers).forEach((wake) => wake());
     }
 
     // --- drawing ------------------------------------------------------------------------------
@@ -963,15 +864,6 @@
       else if (sound) sound.toggle();
       else return;
       if (sound) this.ctx.announce(sound.isMuted() ? gettext("Sound off.") : gettext("Sound on."));
-    }
-
-    checkHurry() {
-      let hurry = false;
-      if (this.canAct() && this.ctx.timeLeft) {
-        const left = this.ctx.timeLeft();
-        hurry = left !== null && left !== undefined && left <= HURRY_SECONDS;
-      }
-      this.root.classList.toggle("is-hurry", hurry);
     }
 
     // --- input ----------------------------------------------------------------------------------

@@ -11,7 +11,7 @@
   "use strict";
 
   const {
-    h, replaceDescs, withFocusKept, describedText, prefersReducedMotion, isTyping, Tooltips,
+    h, replaceDescs, withFocusKept, describedText, prefersReducedMotion, isTyping, Tooltips, TableBase,
   } = window.WickwiseTableKit; // static/js/tablekit.js, loaded before this file
 
   const FIRST_TRAIL = 2;
@@ -19,7 +19,6 @@
   const ALL_THROWS = 1296; // 6 ** 4 ordered throws of four dice
   const PAIRINGS = [[0, 1, 2, 3], [0, 2, 1, 3], [0, 3, 1, 2]];
   const PENDING_MS = 5000; // how long a sent move keeps the controls locked without an answer
-  const HURRY_SECONDS = 5;
   const CATCH_UP_QUEUE = 3; // more updates than this waiting: draw them without animation
   let mounted = 0;
 
@@ -126,20 +125,14 @@
 
   // --- the table -----------------------------------------------------------------------------
 
-  class TrailsTable {
+  class TrailsTable extends TableBase {
     constructor(container, ctx) {
-      this.ctx = ctx;
+      super(ctx, "trails table");
       this.uid = "tt" + (++mounted);
       this.view = null;
       this.game = null;
       this.pending = null; // {type, until}
       this.chosenCard = null; // a two-button card picked by its digit, waiting for A or O
-      this.queue = [];
-      this.busy = false;
-      this.animating = false;
-      this.destroyed = false;
-      this.timers = new Set();
-      this.animations = new Set();
       this.log = [];
       this.fresh = { lanterns: [], banners: [], bannerSeat: null, claimed: [] };
       this.build(container);
@@ -220,80 +213,24 @@
       this.hurryTimer = window.setInterval(() => this.checkHurry(), 500);
     }
 
-    destroy() {
-      this.destroyed = true;
-      this.finishAnimations();
-      document.removeEventListener("keydown", this.onDocumentKey);
-      window.clearInterval(this.hurryTimer);
-      this.timers.forEach((timer) => window.clearTimeout(timer));
-      this.tips.destroy();
-      this.root.remove();
-    }
-
-    later(ms, fn) {
-      const timer = window.setTimeout(() => {
-        this.timers.delete(timer);
-        if (!this.destroyed) fn();
-      }, ms);
-      this.timers.add(timer);
-      return timer;
-    }
-
+    /* Trails' pauses ride on later(), so destroy clears them; they are never cut short. */
     sleep(ms) {
       if (ms <= 0 || this.destroyed) return Promise.resolve();
       return new Promise((resolve) => this.later(ms, resolve));
     }
 
-    // --- who is who -------------------------------------------------------------------------------
-
-    get seat() {
-      return this.ctx.seat === null || this.ctx.seat === undefined ? null : this.ctx.seat;
-    }
-
-    name(seat) {
-      try {
-        return this.ctx.playerLabel(seat);
-      } catch (error) {
-        return say(gettext("Seat %(seat)s"), { seat: seat + 1 });
-      }
-    }
-
-    playerInfo(seat) {
-      const players = (this.ctx.players && this.ctx.players()) || [];
-      return players[seat] || {};
-    }
+    // --- who is who (the rest in TableBase) -----------------------------------------------------------
 
     isMine(seat) {
       return this.seat !== null && seat === this.seat;
     }
 
-    // --- the update queue -------------------------------------------------------------------------
+    // --- the update queue (TableBase) -------------------------------------------------------------
 
-    /* Returns a promise that settles once this update is drawn, after its animation if any. */
-    update(view, events, game) {
-      if (this.destroyed) return Promise.resolve();
-      return new Promise((resolve) => {
-        this.queue.push({ view, events: events || [], game, done: resolve });
-        if (!this.busy) this.drain();
-      });
-    }
-
-    async drain() {
-      this.busy = true;
-      while (this.queue.length && !this.destroyed) {
-        const item = this.queue.shift();
-        try {
-          await this.tell(item);
-        } catch (error) {
-          if (window.console) console.error("trails table:", error);
-          this.animating = false;
-          this.accept(item);
-          this.render();
-        }
-        item.done();
-      }
-      this.busy = false;
-      this.queue.splice(0).forEach((item) => item.done()); // destroyed: nothing more to wait for
+    /* The plain draw, for when telling an update fails. */
+    show(item) {
+      this.accept(item);
+      this.render();
     }
 
     accept(item) {
@@ -428,7 +365,8 @@
       return animation.finished.catch(() => null).then(() => this.animations.delete(animation));
     }
 
-    finishAnimations() {
+    /* On destroy: stop the animations where they are (TableBase's skip would finish them). */
+    skip() {
       this.animations.forEach((animation) => {
         try {
           animation.cancel();
@@ -533,15 +471,6 @@
       else return;
       const muted = sound ? sound.isMuted() : false;
       this.ctx.announce(muted ? gettext("Sound off.") : gettext("Sound on."));
-    }
-
-    checkHurry() {
-      let hurry = false;
-      if (this.canAct() && this.ctx.timeLeft) {
-        const left = this.ctx.timeLeft();
-        hurry = left !== null && left !== undefined && left <= HURRY_SECONDS;
-      }
-      this.root.classList.toggle("is-hurry", hurry);
     }
 
     // --- what may be done now -----------------------------------------------------------------------
