@@ -18,6 +18,17 @@ ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def compiled_catalogs():
+    """*.mo files are not committed: compile any that are missing or stale, then make Django reload them."""
+    from django.utils.translation.reloader import translation_file_changed
+
+    from scripts import compile_translations
+
+    compile_translations.main()
+    translation_file_changed(sender=None, file_path=Path("catalog.mo"))  # clears Django's translation caches
+
+
 @pytest.fixture(autouse=True)
 def english_after_each_test():
     """A request in another language must not leak its language into the next test."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 
 def flush_suite_redis() -> None:
@@ -31,3 +32,10 @@ def subprocess_env(**extra: str) -> dict[str, str]:
         "PYTHONUNBUFFERED": "1",
         **extra,
     }
+
+
+def text_of(response) -> str:
+    """A page's words without tags, whitespace folded, as a reader sees them."""
+    html = response.content.decode()
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+    return re.sub(r" ([.,;:!?])", r"\1", text)

@@ -11,7 +11,7 @@ import pytest
 from babel.messages.pofile import read_po
 from django.urls import reverse
 
-from scripts import compile_translations
+from tests.support import text_of
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALES = {"pt_BR": "(n > 1)", "pt_PT": "(n != 1)"}
@@ -49,24 +49,6 @@ def placeholders(text: str) -> Counter:
 
 def tags(text: str) -> Counter:
     return Counter(TAG.findall(text))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def compiled_catalogs():
-    """*.mo files are not committed: compile any that are missing or stale, then make Django reload them."""
-    compile_translations.main()
-    from django.utils.translation.reloader import translation_file_changed
-
-    translation_file_changed(sender=None, file_path=Path("catalog.mo"))  # clears Django's translation caches
-
-
-@pytest.fixture(autouse=True)
-def back_to_english():
-    """A request in pt-br leaves that language active in this thread: later tests expect the default."""
-    yield
-    from django.utils import translation
-
-    translation.deactivate()
 
 
 def test_every_catalog_exists():
@@ -155,13 +137,6 @@ def get(client, url: str, language: str):
     response = client.get(url)
     assert response.status_code == 200, url
     return response
-
-
-def text_of(response) -> str:
-    """The page's words without tags, whitespace folded, as a reader sees them."""
-    html = response.content.decode()
-    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
-    return re.sub(r" ([.,;:!?])", r"\1", text)
 
 
 @pytest.mark.django_db

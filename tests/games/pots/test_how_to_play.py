@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from django.urls import reverse
 
-from scripts import compile_translations
+from tests.support import text_of
 
 LANGUAGES = ["en", "pt-br", "pt-pt"]
 
@@ -47,33 +46,9 @@ OFFICIAL_PT_BR_RULES = [
 ]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def compiled_catalogs():
-    """*.mo files are not committed: compile any that are missing or stale, then make Django reload them."""
-    compile_translations.main()
-    from django.utils.translation.reloader import translation_file_changed
-
-    translation_file_changed(sender=None, file_path=Path("catalog.mo"))  # clears the translation caches
-
-
-@pytest.fixture(autouse=True)
-def back_to_english():
-    yield
-    from django.utils import translation
-
-    translation.deactivate()
-
-
 def get_page(client, language: str):
     client.cookies["django_language"] = language
     return client.get(reverse("how_to_play", args=["pots"]))
-
-
-def text_of(response) -> str:
-    """The page's words without tags, whitespace folded, as a reader sees them."""
-    html = response.content.decode()
-    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
-    return re.sub(r" ([.,;:!?])", r"\1", text)
 
 
 def cells(response) -> list[tuple[str, str]]:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from django.urls import reverse
 
-from scripts import compile_translations
+from tests.support import text_of
 
 LANGUAGES = ["en", "pt-br", "pt-pt"]
 LENGTHS = [3, 5, 7, 9, 11, 13, 11, 9, 7, 5, 3]
@@ -52,36 +51,11 @@ OFFICIAL_PT_BR_RULES = [
 ]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def compiled_catalogs():
-    """*.mo files are not committed: compile any that are missing or stale, then make Django reload them."""
-    compile_translations.main()
-    from django.utils.translation.reloader import translation_file_changed
-
-    translation_file_changed(sender=None, file_path=Path("catalog.mo"))
-
-
-@pytest.fixture(autouse=True)
-def back_to_english():
-    """A request in pt-br leaves that language active in this thread: later tests expect the default."""
-    yield
-    from django.utils import translation
-
-    translation.deactivate()
-
-
 def get_page(client, language: str):
     client.cookies["django_language"] = language
     response = client.get(reverse("how_to_play", args=["trails"]))
     assert response.status_code == 200
     return response
-
-
-def text_of(response) -> str:
-    """The page's words without tags, whitespace folded, as a reader sees them."""
-    html = response.content.decode()
-    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
-    return re.sub(r" ([.,;:!?])", r"\1", text)
 
 
 def table_rows(response) -> list[list[str]]:
