@@ -9,6 +9,7 @@ blocking the database thread on the channel layer.
 from __future__ import annotations
 
 import contextlib
+import json
 from contextvars import ContextVar
 
 from asgiref.sync import async_to_sync
@@ -65,26 +66,49 @@ def game_changed(game: Game | int, events: list[dict]) -> None:
 
 
 def prepare_game_update(game: Game, events: list[dict]):
-    """Build the update now, from the game as it stands, and return what sends it (after commit)."""
+    """Build the update now, from the game as it stands, and return what sends it (after commit).
+
+    Each seat's update is encoded to JSON here, once: every socket in the room receives the one message,
+    and a socket then forwards its own seat's text as it is instead of decoding and re-encoding it.
+    """
     if game.room_id is None:
         return lambda: None
+    public = snapshots.public_game(game)
     seats: list[int | None] = [*range(len(game.players)), None]
     message = {
         "type": "game.update",
         "seq": game.seq,
-        "game": snapshots.public_game(game),
-        "views": {_seat_key(seat): snapshots.seat_view(game, seat) for seat in seats},
-        "events": {_seat_key(seat): snapshots.visible_events(events, seat) for seat in seats},
+        "texts": {
+            _seat_key(seat): encode_update(
+                seq=game.seq,
+                game=public,
+                events=snapshots.visible_events(events, seat),
+                view=snapshots.seat_view(game, seat),
+            )
+            for seat in seats
+        },
     }
     group = room_group(game.room_code)
     return lambda: _send(group, message)
+
+
+def encode_update(*, seq: int, game: dict, events: list[dict], view: dict | None) -> str:
+    """An update as sent to one seat, but for the server time: `stamped` adds that as it leaves."""
+    body = json.dumps({"type": "update", "seq": seq, "game": game, "events": events, "view": view},
+                      separators=(",", ":"))
+    return body[:-1]  # open, so the send time can be appended without decoding
+
+
+def stamped(text: str, now: float) -> str:
+    return f'{text},"server_time":{now!r}}}'
 
 
 def _seat_key(seat: int | None) -> str:
     return WATCHER if seat is None else str(seat)
 
 
-def for_seat(message: dict, seat: int | None) -> tuple[dict | None, list[dict]]:
-    """The view and the events of one seat from a game.update message."""
-    key = _seat_key(seat)
-    return message["views"].get(key), message["events"].get(key, [])
+def text_for_seat(message: dict, seat: int | None) -> str:
+    """What one seat's socket forwards from a game.update message (without the server time). A seat the
+    game has no player for (a game ended in the lobby) sees what spectators see."""
+    texts = message["texts"]
+    return texts.get(_seat_key(seat), texts[WATCHER])

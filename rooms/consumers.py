@@ -5,9 +5,11 @@ Protocol: docs/protocol.md. Each connection gets only its own seat's view.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -28,9 +30,11 @@ def _run_service(function, /, **kwargs):
     return result, box
 
 
-# Services for different rooms run in parallel threads (each with its own database connection); the
-# room's row lock orders moves within a room.
-_in_thread = database_sync_to_async(_run_service, thread_sensitive=False)
+# Database work runs in a pool of threads, each with its own connection: services for different rooms in
+# parallel (the room's row lock orders moves within a room), and reads beside them. Channels' default, one
+# shared thread for the whole process, queued every socket's snapshot behind every other socket's.
+_in_pool = functools.partial(database_sync_to_async, thread_sensitive=False)
+_in_thread = _in_pool(_run_service)
 
 
 async def call_service(function, /, **kwargs):
@@ -49,10 +53,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.tokens = float(settings.WICKWISE["WS_RATE_BURST"])
         self.refilled = time.monotonic()
         self.groups_joined: list[str] = []
-        if not await database_sync_to_async(Room.objects.filter(code=self.room_code).exists)():
+        if not await _in_pool(Room.objects.filter(code=self.room_code).exists)():
             await self.close(code=4404)
             return
-        self.seat = await database_sync_to_async(seat_from_scope)(self.scope, self.room_code)
+        self.seat = await _in_pool(seat_from_scope)(self.scope, self.room_code)
         await self.accept()
         await self._take_place(self.seat)
 
@@ -64,7 +68,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 services.seat_disconnected, room_code=self.room_code, seat=self.seat, channel=self.channel_name
             )
         elif getattr(self, "groups_joined", None):
-            await database_sync_to_async(live.presence_leave)(self.room_code, None, self.channel_name)
+            await _in_pool(live.presence_leave)(self.room_code, None, self.channel_name)
 
     async def _take_place(self, seat: int | None):
         """Join the groups for `seat` (None: a spectator), mark presence, send a snapshot."""
@@ -77,8 +81,18 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if seat is not None:
             await call_service(services.seat_connected, room_code=self.room_code, seat=seat, channel=self.channel_name)
         else:
-            await database_sync_to_async(live.presence_join)(self.room_code, None, self.channel_name)
+            await _in_pool(live.presence_join)(self.room_code, None, self.channel_name)
         await self._send_snapshot()
+
+    async def dispatch(self, message):
+        # Channels' own dispatch first hops to its database thread to close stale connections, for every
+        # frame and every group message: a round trip through a thread and the GIL that cost more than the
+        # rest of a move's fan-out. This consumer touches the database only through database_sync_to_async,
+        # which closes stale connections around each call in the thread that makes it.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     # --- from the client ----------------------------------------------------------------------
 
@@ -125,9 +139,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
             raise services.ServiceError("no_seat", _("You are watching; take a seat to play."))
 
     async def on_ping(self, message):
+        await self._send_json({"type": "pong", "game": await _in_pool(self._ping)()})
+
+    def _ping(self) -> dict | None:
         if self.seat is not None:
-            await database_sync_to_async(live.presence_join)(self.room_code, self.seat, self.channel_name)
-        await self._send_json({"type": "pong"})
+            live.presence_join(self.room_code, self.seat, self.channel_name)
+        return snapshots.position(self.room_code)
 
     async def on_sync(self, message):
         await self._send_snapshot()
@@ -181,7 +198,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._send_json(payload)
 
     async def _send_snapshot(self):
-        snapshot = await database_sync_to_async(self._snapshot)()
+        snapshot = await _in_pool(self._snapshot)()
         if snapshot is None:  # the room expired while this socket was open
             await self._error("no_such_room", _("This room has expired."))
             await self.close(code=4404)
@@ -209,14 +226,4 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._send_json({"type": "room", "room": event["room"]})
 
     async def game_update(self, event):
-        view, events = broadcast.for_seat(event, self.seat)
-        await self._send_json(
-            {
-                "type": "update",
-                "seq": event["seq"],
-                "game": event["game"],
-                "events": events,
-                "view": view,
-                "server_time": time.time(),
-            }
-        )
+        await self.send(text_data=broadcast.stamped(broadcast.text_for_seat(event, self.seat), time.time()))

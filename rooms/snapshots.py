@@ -21,6 +21,23 @@ def shown_game(room: Room) -> Game | None:
     return latest
 
 
+def position(room_code: str) -> dict | None:
+    """Where the shown game stands, in a few fields: a client that holds anything else missed an update."""
+    games = list(
+        Game.objects.filter(room__code=room_code).order_by("-number")
+        .values("number", "seq", "status", "paused_remaining")[:2]
+    )
+    if not games:
+        return None
+    shown = games[1] if games[0]["status"] == Game.Status.LOBBY and len(games) > 1 else games[0]
+    return {
+        "number": shown["number"],
+        "seq": shown["seq"],
+        "status": shown["status"],
+        "paused": shown["paused_remaining"] is not None,
+    }
+
+
 def next_game(room: Room) -> Game | None:
     latest = Game.objects.filter(room=room).order_by("-number").first()
     if latest is not None and latest.status == Game.Status.LOBBY:

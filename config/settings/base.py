@@ -126,16 +126,18 @@ REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 # Keys of this site in Redis start with this prefix, so tests and several sites can share a server.
 REDIS_PREFIX = os.environ.get("REDIS_PREFIX", "ww:")
 
+# Redis pub/sub: a room's update is published once and each process hands it to its own sockets; the
+# list-based layer pushed a copy per socket and polled for each, a third of a move's cost on the server
+# at 200 sockets (docs/benchmarks.md). Delivery is at most once: a client resyncs on a gap in seq, and
+# every pong says where the game stands, so a lost update is caught at the next ping.
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
         "CONFIG": {
-            # redis-py 8 would time out the layer's 5 s blocking pop; the default pool of 100 raises
+            # redis-py 8 would time out a blocking read after 5 s; the default pool of 100 raises
             # instead of waiting under load.
             "hosts": [{"address": REDIS_URL, "socket_timeout": None, "max_connections": 1000}],
             "prefix": REDIS_PREFIX + "asgi",
-            "capacity": 500,
-            "expiry": 30,
         },
     }
 }

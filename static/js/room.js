@@ -341,8 +341,21 @@
       case "update": return onUpdate(message);
       case "room": return onRoom(message.room);
       case "error": return onServerError(message);
-      default: return null;  // pong and anything newer
+      case "pong": return onPong(message.game);
+      default: return null;  // anything newer
     }
+  }
+
+  // A pong says where the game stands. An update lost on the way leaves no gap to notice until the next
+  // one arrives, which may be never (the last move of a game): this is when it is noticed.
+  function onPong(position) {
+    var game = state.game;
+    if (!position || !game) return;
+    var behind = position.number > game.number || (position.number === game.number && (
+      position.seq > state.seq ||
+      (position.seq === state.seq && (position.status !== game.status ||
+        position.paused !== (game.paused_remaining !== null && game.paused_remaining !== undefined)))));
+    if (behind) requestSync();
   }
 
   function onSnapshot(message) {

@@ -180,7 +180,13 @@ def captured_broadcasts():
 
 
 def game_updates(sent: list[tuple[str, dict]]) -> list[dict]:
-    return [message for _group, message in sent if message["type"] == "game.update"]
+    """Each game.update sent, with its seq and the public game (as every seat receives them)."""
+    updates = []
+    for _group, message in sent:
+        if message["type"] == "game.update":
+            watcher = json.loads(broadcast.stamped(broadcast.text_for_seat(message, None), 0.0))
+            updates.append({**message, "game": watcher["game"]})
+    return updates
 
 
 def room_updates(sent: list[tuple[str, dict]]) -> list[dict]:
@@ -189,7 +195,8 @@ def room_updates(sent: list[tuple[str, dict]]) -> list[dict]:
 
 def received_by(message: dict, seat: int | None) -> tuple[dict | None, list[dict]]:
     """The view and events a seat's socket forwards from one game.update (spectators: seat None)."""
-    return broadcast.for_seat(message, seat)
+    update = json.loads(broadcast.stamped(broadcast.text_for_seat(message, seat), 0.0))
+    return update["view"], update["events"]
 
 
 # --- sockets --------------------------------------------------------------------------------------

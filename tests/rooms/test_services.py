@@ -773,3 +773,19 @@ def test_every_view_a_seat_receives_shows_its_own_hand_and_nothing_secret():
             assert message["game"]["seed"] is None and game.seed not in json.dumps(message["game"])
     for room in room_updates(sent):
         assert game.seed not in json.dumps(room)
+
+
+def test_the_position_a_pong_reports_follows_the_shown_game():
+    ticket = new_room(2)
+    assert snapshots.position(ticket.room_code) == {"number": 1, "seq": 0, "status": "lobby", "paused": False}
+    code, _tickets, game = started_room(2)
+    play_pending(code, seats=[0])
+    assert snapshots.position(code) == {"number": 1, "seq": 1, "status": "playing", "paused": False}
+    services.pause_game(game_id=game.pk)
+    assert snapshots.position(code)["paused"] is True
+    services.resume_game(game_id=game.pk)
+    finished = play_to_end(code)
+    # Game 2 waits in the lobby, but the table still shows game 1, over.
+    assert latest_game(code).status == Game.Status.LOBBY
+    assert snapshots.position(code) == {"number": 1, "seq": finished.seq, "status": "finished", "paused": False}
+    assert snapshots.position("NOSUCH") is None
