@@ -139,7 +139,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             raise services.ServiceError("no_seat", _("You are watching; take a seat to play."))
 
     async def on_ping(self, message):
-        await self._send_json({"type": "pong", "game": await _in_pool(self._ping)()})
+        await self._send_json({"type": "pong", "position": await _in_pool(self._ping)()})
 
     def _ping(self) -> dict | None:
         if self.seat is not None:

@@ -341,7 +341,7 @@
       case "update": return onUpdate(message);
       case "room": return onRoom(message.room);
       case "error": return onServerError(message);
-      case "pong": return onPong(message.game);
+      case "pong": return onPong(message.position);
       default: return null;  // anything newer
     }
   }
