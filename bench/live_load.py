@@ -1,11 +1,19 @@
 """Live-play load: many WebSocket clients in rooms of four playing candles on one daphne and one worker.
 
-    python bench/live_load.py --clients 200 [--games 2] [--echo-messages 30]
+    python bench/live_load.py --clients 200 [--games 2] [--think 0] [--echo-messages 30]
 
-Prints decisions per second and the time from a move being sent to every seat of its room receiving the
-update (p50, p99), next to a bare Channels echo consumer's round trip measured on the same server in the
-same run with the same number of clients. Uses DATABASE_URL if set, else a fresh SQLite file in var/bench/,
-and a Redis at REDIS_URL (started locally when none answers). Clients act as soon as they may, like bots.
+Prints decisions per second, the server's CPU per move, and the time from a move being sent to every seat
+of its room receiving the update (p50, p99), next to a bare Channels echo consumer's round trip measured on
+the same server in the same run: with the same number of sockets before play, and while the games are
+played. Every socket is seated before the first game starts and stays open until the last one ends, so
+connecting and leaving are not measured as play.
+
+Clients act as soon as they may, like bots (--think 0): the server then runs flat out, and a move waits
+behind every move sent before it (its latency is the moves in flight over the moves per second). With
+--think S a client waits between 0 and 2*S seconds before each move, like a quick player.
+
+Uses DATABASE_URL if set, else a fresh SQLite file in var/bench/, and a Redis at REDIS_URL (started locally
+when none answers).
 """
 
 from __future__ import annotations
@@ -30,6 +38,8 @@ sys.path.insert(0, str(ROOT))
 from websockets.asyncio.client import connect  # noqa: E402
 
 from scripts.localredis import started_redis  # noqa: E402
+
+ERRORS: dict = {}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -96,6 +106,18 @@ class Server:
     def socket(self, path: str):
         return connect(f"ws://127.0.0.1:{self.port}{path}", origin=self.base, max_size=2**20)
 
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU time (user + system) used so far by daphne and by the worker; empty where /proc is missing."""
+        ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        used = {}
+        for name, process in zip(("daphne", "worker"), self.processes):
+            try:
+                fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                return {}
+            used[name] = (int(fields[11]) + int(fields[12])) / ticks
+        return used
+
     def stop(self):
         for process in self.processes:
             process.terminate()
@@ -124,16 +146,43 @@ async def echo_phase(server: Server, clients: int, messages: int) -> list[float]
     return rtts
 
 
+class Stage:
+    """What every room shares: the games start once all sockets are seated, and the sockets stay open
+    until every room has finished, so connecting and leaving are not measured as play."""
+
+    def __init__(self, sockets: int):
+        self.unseated = sockets
+        self.all_seated = asyncio.Event()
+        self.rooms_left = sockets // 4
+        self.all_done = asyncio.Event()
+        self.play_started = 0.0
+        self.play_ended = 0.0
+
+    def seated(self):
+        self.unseated -= 1
+        if self.unseated == 0:
+            self.play_started = time.perf_counter()
+            self.all_seated.set()
+
+    def room_done(self):
+        self.rooms_left -= 1
+        if self.rooms_left == 0:
+            self.play_ended = time.perf_counter()
+            self.all_done.set()
+
+
 class Room:
     """Four clients in one room; records when each move was sent and when each seat saw it."""
 
-    def __init__(self, server: Server, games: int):
+    def __init__(self, server: Server, games: int, stage: Stage, think: float):
         self.server = server
         self.games = games
+        self.think = think
+        self.stage = stage
         self.sent: dict[tuple, float] = {}
         self.seen: dict[tuple, list[float]] = {}
         self.moves = 0
-        self.done = asyncio.Event()
+        self.finished_seats = 0
 
     async def setup(self):
         host = self.server.post("/api/rooms/", {"game": "candles", "seats": 4, "name": "host"})
@@ -146,90 +195,120 @@ class Room:
 
     async def _seat(self, ticket: dict):
         seat = ticket["seat"]
-        acted: set[tuple] = set()
         async with self.server.socket(ticket["socket"]) as ws:
             await ws.send(json.dumps({"type": "auth", "return_code": ticket["return_code"]}))
-            started = False
-            finished_games = 0
-            async for raw in ws:
-                now = time.perf_counter()
-                message = json.loads(raw)
-                kind = message["type"]
-                if kind == "error":
-                    continue
-                if kind == "snapshot" and seat == 0 and not started:
-                    started = True
-                    await ws.send(json.dumps({"type": "start"}))
-                if kind not in ("snapshot", "update") or message.get("game") is None:
-                    continue
-                game, view = message["game"], message["view"]
-                events = message.get("events", [])
-                reveal = [e["round"] for e in events if e["type"] == "reveal"]
-                round_ = reveal[0] if reveal else (view or {}).get("round")
-                for event in events:
-                    if event["type"] == "picked":
-                        self.seen.setdefault((game["number"], event["seat"], round_), []).append(now)
-                if game["status"] in ("finished", "ended"):
-                    if kind == "update" and game["number"] > finished_games:
-                        finished_games = game["number"]
-                        if finished_games >= self.games:
-                            self.done.set()
-                            return
-                        if seat == 0:
-                            await ws.send(json.dumps({"type": "play_again"}))
-                    continue
-                if game["status"] != "playing" or seat not in game["to_act"] or view.get("my_pick") is not None:
-                    continue
-                key = (game["number"], view["round"])
-                if key in acted:
-                    continue
-                acted.add(key)
-                self.sent[(game["number"], seat, view["round"])] = time.perf_counter()
-                self.moves += 1
-                await ws.send(json.dumps({"type": "move", "seq": message["seq"],
-                                          "action": {"type": "play", "candle": random.choice(view["hand"])}}))
+            while True:  # until the auth's snapshot arrives, this socket is a spectator's
+                message = json.loads(await ws.recv())
+                if message["type"] == "snapshot" and message["you"]["seat"] == seat:
+                    break
+            self.stage.seated()
+            await self.stage.all_seated.wait()
+            if seat == 0:
+                await ws.send(json.dumps({"type": "start"}))
+            await self._play(ws, seat)
+            self.finished_seats += 1
+            if self.finished_seats == 4:
+                self.stage.room_done()
+            await self.stage.all_done.wait()
+
+    async def _play(self, ws, seat: int):
+        acted: set[tuple] = set()
+        thinking: set[asyncio.Task] = set()  # kept referenced until done
+        finished_games = 0
+        async for raw in ws:
+            now = time.perf_counter()
+            message = json.loads(raw)
+            kind = message["type"]
+            if kind == "error":
+                ERRORS[message["code"]] = ERRORS.get(message["code"], 0) + 1
+                continue
+            if kind not in ("snapshot", "update") or message.get("game") is None:
+                continue
+            game, view = message["game"], message["view"]
+            events = message.get("events", [])
+            reveal = [e["round"] for e in events if e["type"] == "reveal"]
+            round_ = reveal[0] if reveal else (view or {}).get("round")
+            for event in events:
+                if event["type"] == "picked":
+                    self.seen.setdefault((game["number"], event["seat"], round_), []).append(now)
+            if game["status"] in ("finished", "ended"):
+                if kind == "update" and game["number"] > finished_games:
+                    finished_games = game["number"]
+                    if finished_games >= self.games:
+                        return
+                    if seat == 0:
+                        await ws.send(json.dumps({"type": "play_again"}))
+                continue
+            if game["status"] != "playing" or seat not in game["to_act"] or view.get("my_pick") is not None:
+                continue
+            key = (game["number"], view["round"])
+            if key in acted:
+                continue
+            acted.add(key)
+            move = {"type": "move", "seq": message["seq"],
+                    "action": {"type": "play", "candle": random.choice(view["hand"])}}
+            if self.think:  # think in a task of its own: this socket keeps reading meanwhile
+                task = asyncio.create_task(self._move_later(ws, seat, view["round"], game["number"], move))
+                thinking.add(task)
+                task.add_done_callback(thinking.discard)
+            else:
+                await self._move(ws, seat, view["round"], game["number"], move)
+
+    async def _move_later(self, ws, seat: int, round_: int, number: int, move: dict):
+        await asyncio.sleep(random.uniform(0, 2 * self.think))
+        await self._move(ws, seat, round_, number, move)
+
+    async def _move(self, ws, seat: int, round_: int, number: int, move: dict):
+        self.sent[(number, seat, round_)] = time.perf_counter()
+        self.moves += 1
+        await ws.send(json.dumps(move))
 
     def latencies(self) -> list[float]:
         """Move sent -> the last of the four seats received the update naming it."""
         return [max(self.seen[key]) - sent for key, sent in self.sent.items() if len(self.seen.get(key, ())) == 4]
 
 
-async def echo_while(server: Server, clients: int, stop: asyncio.Event) -> list[float]:
-    """Echo round trips measured while the games run: the baseline under the same load."""
-    rtts: list[float] = []
+async def echo_while(server: Server, clients: int, stage: Stage) -> list[float]:
+    """Echo round trips while the games are played (sent between the start and the end of play)."""
+    rtts: list[tuple[float, float]] = []
 
     async def one():
         async with server.socket("/ws/echo/") as ws:
-            while not stop.is_set():
+            while not stage.all_done.is_set():
                 sent = time.perf_counter()
                 await ws.send('{"type":"echo"}')
                 await ws.recv()
-                rtts.append(time.perf_counter() - sent)
+                rtts.append((sent, time.perf_counter() - sent))
                 await asyncio.sleep(0.05 + random.random() * 0.2)
 
     await asyncio.gather(*(one() for _ in range(clients)))
-    return rtts
+    return [rtt for sent, rtt in rtts if stage.play_started <= sent <= stage.play_ended]
 
 
-async def game_phase(server: Server, clients: int, games: int, echo_clients: int):
-    rooms = [Room(server, games) for _ in range(clients // 4)]
+async def game_phase(server: Server, clients: int, games: int, echo_clients: int, think: float):
+    stage = Stage(clients)
+    rooms = [Room(server, games, stage, think) for _ in range(clients // 4)]
     for room in rooms:
         await room.setup()
-    stop = asyncio.Event()
-    echo_task = asyncio.create_task(echo_while(server, echo_clients, stop))
-    started = time.perf_counter()
-    await asyncio.wait_for(asyncio.gather(*(room.play() for room in rooms)), timeout=600)
-    elapsed = time.perf_counter() - started
-    stop.set()
+    echo_task = asyncio.create_task(echo_while(server, echo_clients, stage))
+    playing = asyncio.gather(*(room.play() for room in rooms))
+    await asyncio.wait_for(stage.all_seated.wait(), timeout=120)
+    cpu_before = server.cpu_seconds()
+    await asyncio.wait_for(stage.all_done.wait(), timeout=600)
+    cpu = {name: used - cpu_before[name] for name, used in server.cpu_seconds().items()}
+    elapsed = stage.play_ended - stage.play_started
+    await playing
     loaded_echo = await echo_task
     latencies = [value for room in rooms for value in room.latencies()]
-    return latencies, sum(room.moves for room in rooms), elapsed, loaded_echo
+    return latencies, sum(room.moves for room in rooms), elapsed, loaded_echo, cpu
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--games", type=int, default=2, help="games each room plays")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="mean seconds a client waits before each move (0: at once)")
     parser.add_argument("--echo-messages", type=int, default=30, help="echo round trips per client, idle")
     parser.add_argument("--echo-clients", type=int, default=20, help="echo sockets measured during the games")
     args = parser.parse_args()
@@ -238,24 +317,33 @@ def main() -> int:
     with started_redis() as redis_url:
         server = Server(redis_url)
         try:
+            cpu_before = server.cpu_seconds()
             echo = asyncio.run(echo_phase(server, args.clients, args.echo_messages))
-            latencies, moves, elapsed, loaded = asyncio.run(
-                game_phase(server, args.clients, args.games, args.echo_clients))
+            echo_cpu = {name: used - cpu_before[name] for name, used in server.cpu_seconds().items()}
+            latencies, moves, elapsed, loaded, cpu = asyncio.run(
+                game_phase(server, args.clients, args.games, args.echo_clients, args.think))
         finally:
             server.stop()
     ms = 1000.0
     database = "PostgreSQL" if server.env["DATABASE_URL"].startswith("postgres") else "SQLite"
+    pace = f"thinking 0-{2 * args.think:g} s before each move" if args.think else "acting at once"
     print(f"live play: {args.clients} clients in {args.clients // 4} rooms of four, {args.games} games each, "
-          f"one daphne + one worker, {database}")
+          f"{pace}, one daphne + one worker, {database}")
     print(f"  decisions per second      {moves / elapsed:8.1f}   ({moves} moves in {elapsed:.1f} s)")
+    if cpu:
+        print(f"  server CPU per move       {cpu['daphne'] / moves * ms:8.2f} ms daphne, "
+              f"{cpu['worker'] / moves * ms:.2f} ms worker   (daphne busy {cpu['daphne'] / elapsed:.0%})")
     print(f"  move -> every seat  p50   {statistics.median(latencies) * ms:8.2f} ms   "
-          f"p99 {percentile(latencies, 99) * ms:8.2f} ms   (n={len(latencies)})")
+          f"p99 {percentile(latencies, 99) * ms:8.2f} ms   (n={len(latencies)}, "
+          f"{moves / elapsed * statistics.mean(latencies):.0f} moves in flight on average)")
     print(f"  echo, idle server   p50   {statistics.median(echo) * ms:8.2f} ms   "
-          f"p99 {percentile(echo, 99) * ms:8.2f} ms   (n={len(echo)}, {args.clients} sockets)")
+          f"p99 {percentile(echo, 99) * ms:8.2f} ms   (n={len(echo)}, {args.clients} sockets"
+          + (f", {echo_cpu['daphne'] / len(echo) * ms:.2f} ms CPU each)" if echo_cpu else ")"))
     print(f"  echo, during games  p50   {statistics.median(loaded) * ms:8.2f} ms   "
           f"p99 {percentile(loaded, 99) * ms:8.2f} ms   (n={len(loaded)}, {args.echo_clients} sockets)")
     print(f"  ratio p99 move / echo during games {percentile(latencies, 99) / percentile(loaded, 99):6.2f}   "
           f"(idle echo: {percentile(latencies, 99) / percentile(echo, 99):.1f}; target <= 2)")
+    print(f"  errors: {', '.join(f'{code} {count}' for code, count in sorted(ERRORS.items())) or 'none'}")
     return 0
 
 
