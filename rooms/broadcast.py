@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import threading
 from contextvars import ContextVar
 
@@ -64,25 +65,36 @@ class _SyncSender:
 
     def _running_loop(self) -> asyncio.AbstractEventLoop:
         with self._starting:
-            if self._loop is None:
+            if self._loop is None or self._loop.is_closed():
                 loop = asyncio.new_event_loop()
                 threading.Thread(target=loop.run_forever, name="broadcast-sender", daemon=True).start()
                 self._loop = loop
             return self._loop
 
+    def forget_loop(self) -> None:
+        """In a forked child the loop's thread does not exist: the next send starts another."""
+        self._loop = None
+
     def send(self, group: str, message: dict) -> None:
-        sending = get_channel_layer().group_send(group, message)
-        asyncio.run_coroutine_threadsafe(sending, self._running_loop()).result(timeout=self.SEND_TIMEOUT_SECONDS)
+        sending = asyncio.run_coroutine_threadsafe(
+            get_channel_layer().group_send(group, message), self._running_loop())
+        try:
+            sending.result(timeout=self.SEND_TIMEOUT_SECONDS)
+        except TimeoutError:
+            sending.cancel()  # not sent late, and nothing piles up while Redis does not answer
+            raise
 
 
 _sync_sender = _SyncSender()
+os.register_at_fork(after_in_child=_sync_sender.forget_loop)
 
 
 def room_changed(code: str) -> None:
     room = Room.objects.filter(code=code).first()
     if room is None:
         return
-    _send(room_group(code), {"type": "room.update", "room": snapshots.public_room(room)})
+    public = snapshots.public_room(room)
+    _send(room_group(code), {"type": "room.update", "room": public, "room_digest": snapshots.room_digest(public)})
 
 
 def game_changed(game: Game | int, events: list[dict]) -> None:

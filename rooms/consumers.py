@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
@@ -30,11 +31,13 @@ def _run_service(function, /, **kwargs):
     return result, box
 
 
-# Database work runs in a pool of threads, each with its own connection: services for different rooms in
-# parallel (the room's row lock orders moves within a room), and reads beside them. Channels' default, one
-# shared thread for the whole process, queued every socket's snapshot behind every other socket's.
-_in_pool = functools.partial(database_sync_to_async, thread_sensitive=False)
-_in_thread = _in_pool(_run_service)
+# Database work runs in pools of threads, each thread with its own connection. Services for different rooms
+# run in parallel (the room's row lock orders moves within a room). Reads (snapshots, pings, the connect
+# check) have a pool of their own, so they never wait behind moves queued for the writer's lock. Channels'
+# default, one shared thread for the whole process, queued every socket's snapshot behind every other's.
+_READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="db-read")
+_reading = functools.partial(database_sync_to_async, thread_sensitive=False, executor=_READS)
+_in_thread = database_sync_to_async(_run_service, thread_sensitive=False)
 
 
 async def call_service(function, /, **kwargs):
@@ -53,10 +56,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.tokens = float(settings.WICKWISE["WS_RATE_BURST"])
         self.refilled = time.monotonic()
         self.groups_joined: list[str] = []
-        if not await _in_pool(Room.objects.filter(code=self.room_code).exists)():
+        if not await _reading(Room.objects.filter(code=self.room_code).exists)():
             await self.close(code=4404)
             return
-        self.seat = await _in_pool(seat_from_scope)(self.scope, self.room_code)
+        self.seat = await _reading(seat_from_scope)(self.scope, self.room_code)
         await self.accept()
         await self._take_place(self.seat)
 
@@ -68,7 +71,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 services.seat_disconnected, room_code=self.room_code, seat=self.seat, channel=self.channel_name
             )
         elif getattr(self, "groups_joined", None):
-            await _in_pool(live.presence_leave)(self.room_code, None, self.channel_name)
+            await _reading(live.presence_leave)(self.room_code, None, self.channel_name)
 
     async def _take_place(self, seat: int | None):
         """Join the groups for `seat` (None: a spectator), mark presence, send a snapshot."""
@@ -81,7 +84,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if seat is not None:
             await call_service(services.seat_connected, room_code=self.room_code, seat=seat, channel=self.channel_name)
         else:
-            await _in_pool(live.presence_join)(self.room_code, None, self.channel_name)
+            await _reading(live.presence_join)(self.room_code, None, self.channel_name)
         await self._send_snapshot()
 
     async def dispatch(self, message):
@@ -139,7 +142,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             raise services.ServiceError("no_seat", _("You are watching; take a seat to play."))
 
     async def on_ping(self, message):
-        await self._send_json({"type": "pong", "position": await _in_pool(self._ping)()})
+        await self._send_json({"type": "pong", "position": await _reading(self._ping)()})
 
     def _ping(self) -> dict | None:
         if self.seat is not None:
@@ -198,7 +201,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._send_json(payload)
 
     async def _send_snapshot(self):
-        snapshot = await _in_pool(self._snapshot)()
+        snapshot = await _reading(self._snapshot)()
         if snapshot is None:  # the room expired while this socket was open
             await self._error("no_such_room", _("This room has expired."))
             await self.close(code=4404)
@@ -210,11 +213,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if room is None:
             return None
         game = snapshots.shown_game(room)
+        public = snapshots.public_room(room)
         return {
             "type": "snapshot",
             "seq": game.seq if game else 0,
             "you": {"seat": self.seat},
-            "room": snapshots.public_room(room),
+            "room": public,
+            "room_digest": snapshots.room_digest(public),
             "game": snapshots.public_game(game) if game else None,
             "view": snapshots.seat_view(game, self.seat) if game else None,
             "server_time": time.time(),
@@ -223,7 +228,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
     # --- from the channel layer ---------------------------------------------------------------
 
     async def room_update(self, event):
-        await self._send_json({"type": "room", "room": event["room"]})
+        await self._send_json({"type": "room", "room": event["room"], "room_digest": event["room_digest"]})
 
     async def game_update(self, event):
         await self.send(text_data=broadcast.stamped(broadcast.text_for_seat(event, self.seat), time.time()))

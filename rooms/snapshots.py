@@ -5,6 +5,9 @@ Everything seat-specific comes from the engine's `view`; the rest here is public
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from games import registry
 from rooms import live
 from rooms.models import Game, Room
@@ -22,11 +25,12 @@ def shown_game(room: Room) -> Game | None:
 
 
 def position(room_code: str) -> dict | None:
-    """Where the shown game stands, in a few fields: a client that holds anything else missed an update."""
+    """Where the room and its shown game stand, in a few fields: a client that holds anything else missed
+    a message (the channel layer delivers at most once)."""
+    room = Room.objects.filter(code=room_code).first()
     games = list(
-        Game.objects.filter(room__code=room_code).order_by("-number")
-        .values("number", "seq", "status", "paused_remaining")[:2]
-    )
+        Game.objects.filter(room=room).order_by("-number").values("number", "seq", "status", "paused_remaining")[:2]
+    ) if room else []
     if not games:
         return None
     shown = games[1] if games[0]["status"] == Game.Status.LOBBY and len(games) > 1 else games[0]
@@ -35,7 +39,13 @@ def position(room_code: str) -> dict | None:
         "seq": shown["seq"],
         "status": shown["status"],
         "paused": shown["paused_remaining"] is not None,
+        "room_digest": room_digest(public_room(room)),
     }
+
+
+def room_digest(public: dict) -> str:
+    """A short fingerprint of a room as `public_room` gives it, sent with it and in every pong."""
+    return hashlib.sha256(json.dumps(public, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
 
 
 def next_game(room: Room) -> Game | None:

@@ -134,9 +134,10 @@ CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
         "CONFIG": {
-            # redis-py 8 would time out a blocking read after 5 s; the default pool of 100 raises
-            # instead of waiting under load.
-            "hosts": [{"address": REDIS_URL, "socket_timeout": None, "max_connections": 1000}],
+            # Pub/sub reads wait with their own short timeout, so a finite one is safe here, and needed: a
+            # process publishes through one connection under one lock, and a publish stuck on a dead
+            # connection would hold every send and every new socket of the process.
+            "hosts": [{"address": REDIS_URL, "socket_timeout": 5, "socket_connect_timeout": 5}],
             "prefix": REDIS_PREFIX + "asgi",
         },
     }

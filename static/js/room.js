@@ -32,6 +32,7 @@
   var RENDERER_WAIT_MS = 15000;
   var SEED_RESEND_MS = 5000;
   var SYNC_THROTTLE_MS = 1000;
+  var PONG_RECHECK_MS = 1500;         // a pong ahead of us looks again after this before asking to sync
   var END_HOLD_MS = 10000;            // the longest the ranking waits for the table's last animations
   var BUTTON_PENDING_MS = 4000;       // Start / Play again stay disabled this long waiting for an answer
   var AUTOSTART_SEED_WAIT_MS = 2000;  // "Play against bots" starts without the seed's receipt after this
@@ -41,6 +42,8 @@
 
   var state = {
     room: null,
+    roomDigest: null,          // the fingerprint of the room as last received, to compare with pongs
+    pongTimer: null,
     game: null,
     view: null,
     seq: 0,
@@ -339,23 +342,34 @@
     switch (message.type) {
       case "snapshot": return onSnapshot(message);
       case "update": return onUpdate(message);
-      case "room": return onRoom(message.room);
+      case "room":
+        state.roomDigest = message.room_digest;
+        return onRoom(message.room);
       case "error": return onServerError(message);
       case "pong": return onPong(message.position);
       default: return null;  // anything newer
     }
   }
 
-  // A pong says where the game stands. An update lost on the way leaves no gap to notice until the next
-  // one arrives, which may be never (the last move of a game): this is when it is noticed.
+  // A pong says where the room and its game stand. An update lost on the way leaves no gap to notice until
+  // the next one arrives, which may be never (the last move of a game; room news): this is when it is
+  // noticed. A message sent before the pong may still be on its way, so look again before asking.
   function onPong(position) {
+    if (!position || !isBehind(position)) return;
+    clearTimeout(state.pongTimer);
+    state.pongTimer = setTimeout(function () {
+      if (isBehind(position)) requestSync();
+    }, PONG_RECHECK_MS);
+  }
+
+  function isBehind(position) {
     var game = state.game;
-    if (!position || !game) return;
-    var behind = position.number > game.number || (position.number === game.number && (
+    if (position.room_digest !== state.roomDigest) return true;
+    if (!game) return false;
+    var paused = game.paused_remaining !== null && game.paused_remaining !== undefined;
+    return position.number > game.number || (position.number === game.number && (
       position.seq > state.seq ||
-      (position.seq === state.seq && (position.status !== game.status ||
-        position.paused !== (game.paused_remaining !== null && game.paused_remaining !== undefined)))));
-    if (behind) requestSync();
+      (position.seq === state.seq && (position.status !== game.status || position.paused !== paused))));
   }
 
   function onSnapshot(message) {
@@ -371,6 +385,7 @@
     var previousRoom = state.room;
     var previousGame = previousSeat === state.seat ? state.game : null;
     state.room = message.room;
+    state.roomDigest = message.room_digest;
     state.game = message.game;
     state.view = message.view;
     state.seq = message.seq || 0;

@@ -22,7 +22,7 @@ PING_EVERY_MS = 15000  # room.js
 
 
 def test_the_table_catches_up_after_losing_updates(live_site, page):
-    dropping = {"on": False, "dropped": 0, "pongs": 0}
+    dropping = {"on": False, "dropped": 0, "pongs": 0, "snapshots": 0}
 
     def relay(socket):
         server = socket.connect_to_server()
@@ -33,6 +33,7 @@ def test_the_table_catches_up_after_losing_updates(live_site, page):
                 dropping["dropped"] += 1
                 return
             dropping["pongs"] += kind == "pong"
+            dropping["snapshots"] += kind == "snapshot"
             socket.send(text)
 
         server.on_message(from_server)
@@ -58,6 +59,18 @@ def test_the_table_catches_up_after_losing_updates(live_site, page):
     assert dropping["dropped"] > 0
     assert len(helpers.hand(page)) == 6  # the page is still on round 1, its pick waiting for the others
 
-    page.clock.fast_forward(PING_EVERY_MS + 1000)
+    page.clock.fast_forward(PING_EVERY_MS + 2000)  # the ping, then the second look before asking
     helpers.wait_for_round(page, 2)
     assert dropping["pongs"] >= 1 and len(helpers.hand(page)) == 5
+
+    # Caught up, a pong asks for nothing more: the room's fingerprint and the game's position match.
+    dropping["on"] = False
+    snapshots, pongs = dropping["snapshots"], dropping["pongs"]
+    page.clock.fast_forward(PING_EVERY_MS + 2000)
+    for _ in range(50):
+        if dropping["pongs"] > pongs:
+            break
+        page.wait_for_timeout(100)
+    page.clock.fast_forward(2000)
+    page.wait_for_timeout(500)
+    assert dropping["pongs"] > pongs and dropping["snapshots"] == snapshots

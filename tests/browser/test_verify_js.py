@@ -12,12 +12,10 @@ import asyncio
 import copy
 import json
 import random
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from django import db
 
 from games import fairness, replay
 from games.candles import engine as candles
@@ -235,25 +233,10 @@ def test_a_game_ended_early_verifies_in_the_browser(scripts):
 
 # --- the Verify page, against a game finished in the test database and served by the live site ------
 
-def _in_another_thread(function, *args, **kwargs):
-    """Playwright's sync API keeps an event loop running in the test thread (the browser is started
-    first, being module-scoped), and the services send channel-layer messages through async_to_sync,
-    which refuses to run there."""
-
-    def run():
-        try:
-            return function(*args, **kwargs)
-        finally:
-            db.connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()
-
-
 @pytest.fixture
 def finished_game(transactional_db):
     """Made before the live site starts (fixtures run in the order a test names them)."""
-    return _in_another_thread(play_finished_game, seats=4)
+    return play_finished_game(seats=4)
 
 
 def result_of(page) -> str:

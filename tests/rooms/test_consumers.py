@@ -192,10 +192,13 @@ async def test_ping_gets_pong_and_sync_gets_a_fresh_snapshot():
         await db(play_pending)(code, seats=[1])
         await socket.send_json_to({"type": "ping"})
         pong, _ = await receive_until(socket, is_type("pong"), what="pong")
-        # Where the game stands, so that a client that lost an update can tell.
-        assert pong == {"type": "pong", "position": {"number": 1, "seq": 1, "status": "playing", "paused": False}}
+        # Where the game and the room stand, so that a client that lost a message can tell.
+        position = pong["position"]
+        assert {k: v for k, v in position.items() if k != "room_digest"} == {
+            "number": 1, "seq": 1, "status": "playing", "paused": False}
         await socket.send_json_to({"type": "sync"})
         snapshot, _ = await receive_until(socket, is_type("snapshot"), what="a snapshot")
+        assert snapshot["room_digest"] == position["room_digest"]
         assert snapshot["seq"] == 1 and snapshot["you"] == {"seat": 0}
         assert snapshot["view"]["picked"] == [False, True] and snapshot["view"]["my_pick"] is None
     finally:

@@ -775,17 +775,32 @@ def test_every_view_a_seat_receives_shows_its_own_hand_and_nothing_secret():
         assert game.seed not in json.dumps(room)
 
 
+def _game_position(code: str) -> dict:
+    return {k: v for k, v in snapshots.position(code).items() if k != "room_digest"}
+
+
 def test_the_position_a_pong_reports_follows_the_shown_game():
     ticket = new_room(2)
-    assert snapshots.position(ticket.room_code) == {"number": 1, "seq": 0, "status": "lobby", "paused": False}
+    assert _game_position(ticket.room_code) == {"number": 1, "seq": 0, "status": "lobby", "paused": False}
     code, _tickets, game = started_room(2)
     play_pending(code, seats=[0])
-    assert snapshots.position(code) == {"number": 1, "seq": 1, "status": "playing", "paused": False}
+    assert _game_position(code) == {"number": 1, "seq": 1, "status": "playing", "paused": False}
     services.pause_game(game_id=game.pk)
     assert snapshots.position(code)["paused"] is True
     services.resume_game(game_id=game.pk)
     finished = play_to_end(code)
     # Game 2 waits in the lobby, but the table still shows game 1, over.
     assert latest_game(code).status == Game.Status.LOBBY
-    assert snapshots.position(code) == {"number": 1, "seq": finished.seq, "status": "finished", "paused": False}
+    assert _game_position(code) == {"number": 1, "seq": finished.seq, "status": "finished", "paused": False}
     assert snapshots.position("NOSUCH") is None
+
+
+def test_the_position_fingerprints_the_room_as_its_messages_do():
+    ticket = new_room(3)
+    with captured_broadcasts() as sent:
+        services.join_room(room_code=ticket.room_code, name="Bea")
+    [message] = [message for _group, message in sent if message["type"] == "room.update"]
+    digest = snapshots.position(ticket.room_code)["room_digest"]
+    assert digest == message["room_digest"] == snapshots.room_digest(message["room"])
+    services.join_room(room_code=ticket.room_code, name="Cy")
+    assert snapshots.position(ticket.room_code)["room_digest"] != digest  # a message was due, and it shows
