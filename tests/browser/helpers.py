@@ -30,6 +30,16 @@ def picked_candle(page) -> int | None:
     return int(value[0]) if value else None
 
 
+def start_against_bots(page, site_url: str, *, name: str = "Ada") -> None:
+    """From the home page, "Play against bots" at candles, up to this seat's first pick."""
+    page.goto(site_url + "/")
+    page.fill("#id_candles-name", name)
+    page.locator("section[aria-labelledby=game-candles-title]").get_by_role("button", name="Play against bots").click()
+    page.wait_for_url("**/r/*/")
+    wait_for_table(page)
+    wait_for_round(page, 1)
+
+
 def wait_for_table(page) -> None:
     page.wait_for_selector(".candles-table", timeout=WAIT_MS)
 

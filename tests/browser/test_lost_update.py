@@ -41,12 +41,7 @@ def test_the_table_catches_up_after_losing_updates(live_site, page):
 
     page.route_web_socket(re.compile(r".*/ws/rooms/.*"), relay)
     page.clock.install()  # so that the next ping can be brought forward
-    page.goto(live_site.url + "/")
-    page.fill("#id_candles-name", "Ada")
-    page.locator("section[aria-labelledby=game-candles-title]").get_by_role("button", name="Play against bots").click()
-    page.wait_for_url("**/r/*/")
-    helpers.wait_for_table(page)
-    helpers.wait_for_round(page, 1)
+    helpers.start_against_bots(page, live_site.url)
 
     dropping["on"] = True
     helpers.pick_by_mouse(page, helpers.hand(page)[0])

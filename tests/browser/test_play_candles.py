@@ -71,13 +71,7 @@ def test_a_whole_game_against_bots(live_site, touch_page):
 
 
 def play_a_whole_game(live_site, page, socket):
-    page.goto(live_site.url + "/")
-    page.fill("#id_candles-name", "Ada")
-    page.locator("section[aria-labelledby=game-candles-title]").get_by_role("button", name="Play against bots").click()
-
-    page.wait_for_url("**/r/*/")
-    helpers.wait_for_table(page)
-    helpers.wait_for_round(page, 1)
+    helpers.start_against_bots(page, live_site.url)
     dealt = helpers.hand(page)
     assert len(dealt) == 6, "only this seat's six candles are on the page"
     assert page.locator(".candles-table .ct-card").count() == 6
