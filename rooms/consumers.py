@@ -6,6 +6,7 @@ Protocol: docs/protocol.md. Each connection gets only its own seat's view.
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -37,6 +38,13 @@ def _run_service(function, /, **kwargs):
 # default, one shared thread for the whole process, queued every socket's snapshot behind every other's.
 _READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="db-read")
 _reading = functools.partial(database_sync_to_async, thread_sensitive=False, executor=_READS)
+
+
+def close_read_pool() -> None:
+    """Stop the read threads; their database connections close with them. For the end of a test run, which
+    cannot drop its database while a connection is open."""
+    _READS.shutdown(wait=True)
+    gc.collect()
 _in_thread = database_sync_to_async(_run_service, thread_sensitive=False)
 
 

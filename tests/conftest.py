@@ -38,6 +38,15 @@ def english_after_each_test():
     translation.deactivate()
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup):
+    """pytest-django's, and before it drops the test database: the sockets' read threads keep connections."""
+    yield
+    from rooms.consumers import close_read_pool
+
+    close_read_pool()
+
+
 @pytest.fixture(autouse=True, scope="session")
 def redis_left_clean():
     """Each run has its own key prefix; leave none of its keys behind."""

@@ -129,7 +129,7 @@ REDIS_PREFIX = os.environ.get("REDIS_PREFIX", "ww:")
 # Redis pub/sub: a room's update is published once and each process hands it to its own sockets; the
 # list-based layer pushed a copy per socket and polled for each, a third of a move's cost on the server
 # at 200 sockets (docs/benchmarks.md). Delivery is at most once: a client resyncs on a gap in seq, and
-# every pong says where the game stands, so a lost update is caught at the next ping.
+# every pong says where the room and its game stand, so a lost message is caught at the next ping.
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
