@@ -10,7 +10,6 @@ a fresh fairness seed (or from --seed, to replay a run). No Django needed.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import multiprocessing
 import random
 import statistics
@@ -20,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project root, to run standalone
 
+from bench.common import game_seed, percentile
 from bots import candles as bots
 from games import fairness
 from games.candles import engine
@@ -31,11 +31,6 @@ TABLES = {
 TARGET_RATIO = 0.8
 TARGET_P95_MS = 250
 
-
-def game_seed(base: str | None, table: str, number: int) -> str:
-    if base is None:
-        return fairness.new_seed()
-    return hashlib.sha256(f"{base}|{table}|{number}".encode()).hexdigest()
 
 
 def play_game(job: tuple[str, int, str]) -> tuple[str, list[tuple[str, int]], dict[str, list[tuple]]]:
@@ -58,10 +53,6 @@ def play_game(job: tuple[str, int, str]) -> tuple[str, list[tuple[str, int]], di
             state, _ = engine.apply(state, seat, action)
     return table, [(level, state["wax"][seat]) for seat, level in enumerate(levels)], times
 
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def report(results, elapsed: float) -> bool:

@@ -37,17 +37,10 @@ sys.path.insert(0, str(ROOT))
 
 from websockets.asyncio.client import connect  # noqa: E402
 
+from bench.common import percentile  # noqa: E402
 from scripts.localredis import started_redis  # noqa: E402
 
 ERRORS: dict = {}
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
-    return ordered[index]
 
 
 def free_port() -> int:
@@ -338,15 +331,15 @@ def main() -> int:
         print(f"  server CPU per move       {cpu['daphne'] / moves * ms:8.2f} ms daphne, "
               f"{cpu['worker'] / moves * ms:.2f} ms worker   (daphne busy {cpu['daphne'] / elapsed:.0%})")
     print(f"  move -> every seat  p50   {statistics.median(latencies) * ms:8.2f} ms   "
-          f"p99 {percentile(latencies, 99) * ms:8.2f} ms   (n={len(latencies)}, "
+          f"p99 {percentile(latencies, 0.99) * ms:8.2f} ms   (n={len(latencies)}, "
           f"{moves / elapsed * statistics.mean(latencies):.0f} moves in flight on average)")
     print(f"  echo, idle server   p50   {statistics.median(echo) * ms:8.2f} ms   "
-          f"p99 {percentile(echo, 99) * ms:8.2f} ms   (n={len(echo)}, {args.clients} sockets"
+          f"p99 {percentile(echo, 0.99) * ms:8.2f} ms   (n={len(echo)}, {args.clients} sockets"
           + (f", {echo_cpu['daphne'] / len(echo) * ms:.2f} ms CPU each)" if echo_cpu else ")"))
     print(f"  echo, during games  p50   {statistics.median(loaded) * ms:8.2f} ms   "
-          f"p99 {percentile(loaded, 99) * ms:8.2f} ms   (n={len(loaded)}, {args.echo_clients} sockets)")
-    print(f"  ratio p99 move / echo during games {percentile(latencies, 99) / percentile(loaded, 99):6.2f}   "
-          f"(idle echo: {percentile(latencies, 99) / percentile(echo, 99):.1f}; target <= 2)")
+          f"p99 {percentile(loaded, 0.99) * ms:8.2f} ms   (n={len(loaded)}, {args.echo_clients} sockets)")
+    print(f"  ratio p99 move / echo during games {percentile(latencies, 0.99) / percentile(loaded, 0.99):6.2f}   "
+          f"(idle echo: {percentile(latencies, 0.99) / percentile(echo, 0.99):.1f}; target <= 2)")
     print(f"  errors: {', '.join(f'{code} {count}' for code, count in sorted(ERRORS.items())) or 'none'}")
     return 0
 

@@ -14,7 +14,6 @@ second saucer to the lowest total.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import multiprocessing
 import statistics
 import sys
@@ -23,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project root, to run standalone
 
+from bench.common import game_seed, percentile
 from bots import pots as bots
 from games import fairness
 from games.pots import engine
@@ -44,11 +44,6 @@ def baseline(view: dict) -> dict:
         return {"type": "target", "seat": min(targets, key=lambda t: (totals[t], t))}
     return {"type": "target", "seat": max(targets, key=lambda t: (totals[t], rows[t]["score"], -t))}
 
-
-def game_seed(base: str | None, table: str, number: int) -> str:
-    if base is None:
-        return fairness.new_seed()
-    return hashlib.sha256(f"{base}|{table}|{number}".encode()).hexdigest()
 
 
 def play_game(job: tuple[str, int, str]) -> tuple[str, bool, list[float], int]:
@@ -74,10 +69,6 @@ def play_game(job: tuple[str, int, str]) -> tuple[str, bool, list[float], int]:
     won = engine.outcome(state)[0]["seat"] == strong_seat  # a tie on top never ends a game
     return table, won, times, state["hand"]
 
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def report(results, elapsed: float) -> bool:

@@ -12,7 +12,6 @@ game comes from a fresh fairness seed, or from --seed, to replay a run. No Djang
 from __future__ import annotations
 
 import argparse
-import hashlib
 import multiprocessing
 import statistics
 import sys
@@ -21,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project root, to run standalone
 
+from bench.common import game_seed, percentile
 from bots import trails as bots
 from games import fairness
 from games.trails import engine
@@ -92,11 +92,6 @@ DUELS = ("rule28", "cautious")
 
 # --- games ----------------------------------------------------------------------------------------
 
-def game_seed(base: str | None, label: str, number: int) -> str:
-    if base is None:
-        return fairness.new_seed()
-    return hashlib.sha256(f"{base}|{label}|{number}".encode()).hexdigest()
-
 
 def timed(player: str, view: dict, times: list[tuple[float, float]]) -> dict:
     start, start_cpu = time.perf_counter(), time.thread_time()
@@ -142,10 +137,6 @@ def run(job):
 
 
 # --- report ---------------------------------------------------------------------------------------
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def report(results, elapsed: float) -> bool:
