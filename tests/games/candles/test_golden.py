@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from games import fairness
 from games.candles import engine
+from tests.games.golden import GoldenGames, transcript_json
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 FORMAT = "candles-golden/1"
@@ -54,37 +54,12 @@ def record(spec: dict) -> dict:
             "deal": deal, "moves": moves, "final_state": state, "ranking": engine.outcome(state)}
 
 
-def to_json(transcript: dict) -> str:
-    """One key a line, one move a line: small diffs when a regeneration changes something."""
-    lines = []
-    for key, value in transcript.items():
-        if key == "moves":
-            text = "[\n" + ",\n".join(f"  {json.dumps(move)}" for move in value) + "\n ]"
-        elif isinstance(value, dict):
-            text = "{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in value.items()) + "\n }"
-        else:
-            text = json.dumps(value)
-        lines.append(f" {json.dumps(key)}: {text}")
-    return "{\n" + ",\n".join(lines) + "\n}\n"
-
-
-def golden_path(spec: dict) -> Path:
-    return GOLDEN_DIR / f"{spec['name']}.json"
-
-
-def write_all() -> None:
-    GOLDEN_DIR.mkdir(exist_ok=True)
-    for spec in GAMES:
-        golden_path(spec).write_text(to_json(record(spec)))
-
-
-def load(spec: dict) -> dict:
-    return json.loads(golden_path(spec).read_text())
+GOLDEN = GoldenGames(GOLDEN_DIR, GAMES, record)
 
 
 @pytest.mark.parametrize("spec", GAMES, ids=lambda spec: spec["name"])
 def test_the_stored_moves_replay_to_the_stored_game(spec):
-    golden = load(spec)
+    golden = GOLDEN.load(spec["name"])
     assert golden["format"] == FORMAT and golden["seats"] == spec["seats"]
     rng = fairness.Rng(golden["seed"], golden["mix"])
     state = engine.setup(golden["seats"], {}, rng)
@@ -100,14 +75,11 @@ def test_the_stored_moves_replay_to_the_stored_game(spec):
 
 @pytest.mark.parametrize("spec", GAMES, ids=lambda spec: spec["name"])
 def test_the_table_still_makes_the_stored_choices(spec):
-    golden = load(spec)
+    golden = GOLDEN.load(spec["name"])
     assert golden["seed"] == spec["seed"] and golden["mix"] == fairness.mix_string(**spec["mix_parts"])
     assert record(spec) == golden
-    assert golden_path(spec).read_text() == to_json(golden)  # the file is as the generator writes it
+    assert GOLDEN.path(spec["name"]).read_text() == transcript_json(golden)  # the file is as the generator writes it
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: python -m tests.games.candles.test_golden --write")
-    write_all()
-    print(f"wrote {len(GAMES)} transcripts to {GOLDEN_DIR}")
+    GOLDEN.main("tests.games.candles.test_golden")

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from games import fairness
 from games.pots import engine
+from tests.games.golden import GoldenGames
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 FORMAT = "pots-golden/1"
@@ -58,22 +58,12 @@ def record(spec: dict) -> dict:
             "start": start, "moves": moves, "final": state, "ranking": engine.outcome(state)}
 
 
-def write(golden: dict) -> None:
-    lines = ",\n".join(json.dumps(move) for move in golden["moves"])
-    head = {k: v for k, v in golden.items() if k not in ("moves", "final", "ranking")}
-    text = json.dumps(head)[:-1] + ',\n"moves": [\n' + lines + "\n],\n"
-    text += '"final": ' + json.dumps(golden["final"]) + ',\n"ranking": ' + json.dumps(golden["ranking"]) + "}\n"
-    assert json.loads(text) == golden
-    (GOLDEN_DIR / f"{golden['name']}.json").write_text(text)
-
-
-def load(name: str) -> dict:
-    return json.loads((GOLDEN_DIR / f"{name}.json").read_text())
+GOLDEN = GoldenGames(GOLDEN_DIR, GAMES, record)
 
 
 @pytest.mark.parametrize("spec", GAMES, ids=[g["name"] for g in GAMES])
 def test_a_golden_game_replays_to_the_same_events_and_state(spec):
-    golden = load(spec["name"])
+    golden = GOLDEN.load(spec["name"])
     assert golden["format"] == FORMAT
     state = engine.setup(golden["seats"], {}, fairness.Rng(golden["seed"], golden["mix"]))
     assert json.loads(json.dumps(state)) == golden["start"]
@@ -87,13 +77,10 @@ def test_a_golden_game_replays_to_the_same_events_and_state(spec):
 
 
 def test_the_golden_games_cover_the_rare_rules():
-    kinds = {event["type"] for spec in GAMES for move in load(spec["name"])["moves"] for event in move["events"]}
+    kinds = {event["type"] for spec in GAMES for move in GOLDEN.load(spec["name"])["moves"] for event in move["events"]}
     assert kinds == {"hand", "card", "spilled", "saved", "stopped", "snuffed", "bellows", "saucer_given",
                      "discarded", "full", "reshuffled", "hand_over", "game_over"}
 
 
-if __name__ == "__main__" and "--write" in sys.argv:
-    GOLDEN_DIR.mkdir(exist_ok=True)
-    for spec in GAMES:
-        write(record(spec))
-        print(f"wrote {spec['name']}")
+if __name__ == "__main__":
+    GOLDEN.main("tests.games.pots.test_golden")

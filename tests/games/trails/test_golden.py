@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import pytest
 
 from games import fairness
 from games.trails import engine
+from tests.games.golden import GoldenGames, transcript_json
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 FORMAT = "trails-golden/1"
@@ -58,35 +58,12 @@ def record(spec: dict) -> dict:
             "first": first, "moves": moves, "final_state": state, "ranking": engine.outcome(state)}
 
 
-def to_json(transcript: dict) -> str:
-    """One key a line, one move a line: small diffs when a regeneration changes something."""
-    lines = []
-    for key, value in transcript.items():
-        if key == "moves":
-            text = "[\n" + ",\n".join(f"  {json.dumps(move)}" for move in value) + "\n ]"
-        else:
-            text = json.dumps(value)
-        lines.append(f" {json.dumps(key)}: {text}")
-    return "{\n" + ",\n".join(lines) + "\n}\n"
-
-
-def golden_path(spec: dict) -> Path:
-    return GOLDEN_DIR / f"{spec['name']}.json"
-
-
-def write_all() -> None:
-    GOLDEN_DIR.mkdir(exist_ok=True)
-    for spec in GAMES:
-        golden_path(spec).write_text(to_json(record(spec)))
-
-
-def load(spec: dict) -> dict:
-    return json.loads(golden_path(spec).read_text())
+GOLDEN = GoldenGames(GOLDEN_DIR, GAMES, record)
 
 
 @pytest.mark.parametrize("spec", GAMES, ids=lambda spec: spec["name"])
 def test_the_stored_moves_replay_to_the_stored_game(spec):
-    golden = load(spec)
+    golden = GOLDEN.load(spec["name"])
     assert golden["format"] == FORMAT and golden["seats"] == spec["seats"]
     state = engine.setup(golden["seats"], {}, fairness.Rng(golden["seed"], golden["mix"]))
     assert state["first"] == golden["first"]
@@ -101,7 +78,7 @@ def test_the_stored_moves_replay_to_the_stored_game(spec):
 
 @pytest.mark.parametrize("spec", GAMES, ids=lambda spec: spec["name"])
 def test_the_transcripts_reach_every_kind_of_event(spec):
-    golden = load(spec)
+    golden = GOLDEN.load(spec["name"])
     events = [event for move in golden["moves"] for event in move["events"]]
     kinds = {event["type"] for event in events}
     assert kinds == {"thrown", "climbed", "camped", "fell", "turn", "won"}
@@ -111,14 +88,11 @@ def test_the_transcripts_reach_every_kind_of_event(spec):
 
 @pytest.mark.parametrize("spec", GAMES, ids=lambda spec: spec["name"])
 def test_the_policy_still_makes_the_stored_moves(spec):
-    golden = load(spec)
+    golden = GOLDEN.load(spec["name"])
     assert golden["mix"] == fairness.mix_string(**spec["mix_parts"])
     assert record(spec) == golden
-    assert golden_path(spec).read_text() == to_json(golden)  # the file is as the generator writes it
+    assert GOLDEN.path(spec["name"]).read_text() == transcript_json(golden)  # the file is as the generator writes it
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: python -m tests.games.trails.test_golden --write")
-    write_all()
-    print(f"wrote {len(GAMES)} transcripts to {GOLDEN_DIR}")
+    GOLDEN.main("tests.games.trails.test_golden")
