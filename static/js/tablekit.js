@@ -314,6 +314,24 @@
       return timer;
     }
 
+    sound(name) {
+      try {
+        if (this.ctx.sound) this.ctx.sound.play(name);
+      } catch (error) {
+        // Sound is a nicety; a failing audio context must never stop the table.
+      }
+    }
+
+    /* M: the room's own sound button, so that its label follows; without it, the sound module. */
+    toggleSound() {
+      const button = document.getElementById("sound-toggle");
+      const sound = window.WickwiseSound;
+      if (button && !button.hidden) button.click();
+      else if (sound) sound.toggle();
+      else return;
+      if (sound) this.ctx.announce(sound.isMuted() ? window.gettext("Sound off.") : window.gettext("Sound on."));
+    }
+
     /* A pause inside an animation that skip() can cut short. */
     sleep(ms) {
       if (this.skipping || ms <= 0) return Promise.resolve();

@@ -813,14 +813,6 @@
       this.sound("pick");
     }
 
-    sound(name) {
-      try {
-        if (this.ctx.sound) this.ctx.sound.play(name);
-      } catch (error) {
-        // Sound is a nicety; a failing audio context must never stop the table.
-      }
-    }
-
     /* The hurry warning (TableBase.checkHurry) is for a player who has a pick to make. */
     canAct() {
       return this.canPick();

@@ -848,24 +848,6 @@
       });
     }
 
-    sound(name) {
-      try {
-        if (this.ctx.sound) this.ctx.sound.play(name);
-      } catch (error) {
-        // Sound is a nicety; a failing audio context must never stop the table.
-      }
-    }
-
-    toggleSound() {
-      // The room's own button, so that its words follow; else the sound module directly.
-      const button = document.getElementById("sound-toggle");
-      const sound = window.WickwiseSound;
-      if (button && !button.hidden) button.click();
-      else if (sound) sound.toggle();
-      else return;
-      if (sound) this.ctx.announce(sound.isMuted() ? gettext("Sound off.") : gettext("Sound on."));
-    }
-
     // --- input ----------------------------------------------------------------------------------
 
     click(event) {

@@ -454,25 +454,6 @@
       this.renderLog();
     }
 
-    sound(name) {
-      try {
-        if (this.ctx.sound) this.ctx.sound.play(name);
-      } catch (error) {
-        // Sound is a nicety; a failing audio context must never stop the table.
-      }
-    }
-
-    /* M: the room's own sound button, so that its label follows; without it, the sound module. */
-    toggleSound() {
-      const button = document.getElementById("sound-toggle");
-      const sound = window.WickwiseSound;
-      if (button && !button.hidden) button.click();
-      else if (sound) sound.toggle();
-      else return;
-      const muted = sound ? sound.isMuted() : false;
-      this.ctx.announce(muted ? gettext("Sound off.") : gettext("Sound on."));
-    }
-
     // --- what may be done now -----------------------------------------------------------------------
 
     isPlaying() {
