@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games import fairness
@@ -386,6 +387,33 @@ def test_a_move_is_applied_logged_and_announced():
         assert view == engine.view(game.state, seat)
     assert received_by(update, 1)[0]["my_pick"] == action["candle"]
     assert received_by(update, 0)[0]["my_pick"] is None
+
+
+def test_a_move_reads_and_writes_in_four_queries_compiled_once(monkeypatch):
+    code, _tickets, game = started_room(3)
+    compiled = []
+    for query in (services._ROOM_FOR_UPDATE, services._LATEST_GAME_FOR_UPDATE):
+        monkeypatch.setattr(query, "build", lambda *params, build=query.build: compiled.append(1) or build(*params))
+        query.sql.clear()
+    services.submit_move(room_code=code, seat=2, seq=0, action=candle_for(game, 2))
+    assert len(compiled) == 2
+    with CaptureQueriesContext(connection) as captured:  # a pick in mid-round: nothing else to do
+        services.submit_move(room_code=code, seat=1, seq=1, action=candle_for(game, 1))
+    assert len(compiled) == 2  # the second move ran the SQL compiled for the first
+    statements = [q["sql"].split()[0] for q in captured.captured_queries]
+    # The room and its game (both locked), then the move's row and the game's.
+    assert [s for s in statements if s in ("SELECT", "INSERT", "UPDATE")] == ["SELECT", "SELECT", "INSERT", "UPDATE"]
+
+
+@rolled_back
+def test_the_compiled_reads_find_what_the_orm_finds_and_nothing_for_an_unknown_room():
+    code, _tickets, game = started_room(2)
+    room = Room.objects.get(code=code)
+    assert services._room_for_update(code.lower()) == room
+    current = services._current_game(room)
+    assert current == game and current.state == Game.objects.get(pk=game.pk).state
+    assert current.room is room
+    refused("no_such_room", services._room_for_update, room_code="ZZZZZZ")
 
 
 def test_a_move_answering_an_old_position_is_refused_and_changes_nothing():
