@@ -1,10 +1,32 @@
-"""A bare Channels echo consumer: the baseline the live-play benchmark compares against.
+"""Bare Channels consumers: the baselines the live-play benchmark compares against.
 
-Mounted at /ws/echo/ only when WICKWISE_BENCH_ECHO=1 (bench/live_load.py sets it on its server)."""
+Mounted at /ws/echo/ and /ws/echo/<group>/ only when WICKWISE_BENCH_ECHO=1 (bench/live_load.py sets it on
+its server)."""
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 
 class EchoConsumer(AsyncWebsocketConsumer):
+    """Sends every message back to its own socket."""
+
     async def receive(self, text_data=None, bytes_data=None):
         await self.send(text_data=text_data, bytes_data=bytes_data)
+
+
+class RoomEchoConsumer(AsyncWebsocketConsumer):
+    """Sends every message to each socket of its group through the channel layer, as a room's update
+    reaches each of its seats: the same traffic as play, with no game behind it."""
+
+    async def connect(self):
+        self.group = "echo." + self.scope["url_route"]["kwargs"]["group"]
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code):
+        await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        await self.channel_layer.group_send(self.group, {"type": "echo.out", "text": text_data})
+
+    async def echo_out(self, message):
+        await self.send(text_data=message["text"])
