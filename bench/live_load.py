@@ -3,10 +3,17 @@
     python bench/live_load.py --clients 200 [--games 2] [--think 0] [--echo-messages 30]
 
 Prints decisions per second, the server's CPU per move, and the time from a move being sent to every seat
-of its room receiving the update (p50, p99), next to a bare Channels echo consumer's round trip measured on
-the same server in the same run: with the same number of sockets before play, and while the games are
-played. Every socket is seated before the first game starts and stays open until the last one ends, so
-connecting and leaving are not measured as play.
+of its room receiving the update (p50, p99), next to bare Channels consumers on the same server in the
+same run:
+
+- echo to every seat: the same traffic as play with no game behind it. The same number of sockets in
+  rooms of four each send one message a round at the same pace as the players, and a bare consumer relays
+  it through the channel layer to the four sockets of its room. The target compares against this one.
+- a one-socket echo: with as many sockets before play, and 20 sockets pausing between round trips while
+  the games are played (how responsive the server stays for everything else).
+
+Every socket is seated before its phase starts and stays open until the phase ends, so connecting and
+leaving are not measured.
 
 Clients act as soon as they may, like bots (--think 0): the server then runs flat out, and a move waits
 behind every move sent before it (its latency is the moves in flight over the moves per second). With
