@@ -82,8 +82,8 @@ class _CompiledQuery:
     """A query that every move runs, compiled by the ORM once per database and then run through raw().
 
     Compiling the queryset again for every move cost more than running it: the two locked reads of a
-    move took 1.3 ms, 0.45 ms this way (docs/benchmarks.md). The SQL and the conversion of its rows stay
-    the ORM's own. `build(*params)` returns the queryset; its SQL must take exactly `params`, in order.
+    move took about 1.9 ms, and 0.6 to 0.85 ms this way (docs/benchmarks.md). The SQL and the conversion
+    of its rows stay the ORM's own. `build(*params)` returns the queryset; its SQL must take exactly `params`, in order.
     """
 
     def __init__(self, model, build):
