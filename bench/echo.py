@@ -4,6 +4,7 @@ Mounted at /ws/echo/ and /ws/echo/<group>/ only when WICKWISE_BENCH_ECHO=1 (benc
 its server)."""
 
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.urls import re_path
 
 
 class EchoConsumer(AsyncWebsocketConsumer):
@@ -30,3 +31,9 @@ class RoomEchoConsumer(AsyncWebsocketConsumer):
 
     async def echo_out(self, message):
         await self.send(text_data=message["text"])
+
+
+websocket_urlpatterns = [
+    re_path(r"^ws/echo/$", EchoConsumer.as_asgi()),
+    re_path(r"^ws/echo/(?P<group>[a-z0-9]{1,12})/$", RoomEchoConsumer.as_asgi()),
+]

@@ -7,9 +7,6 @@ from rooms.consumers import RoomConsumer
 websocket_urlpatterns = [re_path(r"^ws/rooms/(?P<code>[A-Za-z0-9]{6})/$", RoomConsumer.as_asgi())]
 
 if os.environ.get("WICKWISE_BENCH_ECHO") == "1":  # the live-play benchmark's baseline; never in production
-    from bench.echo import EchoConsumer, RoomEchoConsumer
+    from bench import echo
 
-    websocket_urlpatterns += [
-        re_path(r"^ws/echo/$", EchoConsumer.as_asgi()),
-        re_path(r"^ws/echo/(?P<group>[a-z0-9]{1,12})/$", RoomEchoConsumer.as_asgi()),
-    ]
+    websocket_urlpatterns += echo.websocket_urlpatterns

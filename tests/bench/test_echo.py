@@ -8,16 +8,12 @@ import json
 import pytest
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
-from django.urls import re_path
 
-from bench.echo import EchoConsumer, RoomEchoConsumer
+from bench import echo
 from tests.rooms.helpers import WAIT_SECONDS, fresh_channel_layer  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.usefixtures("fresh_channel_layer")
-application = URLRouter([
-    re_path(r"^ws/echo/$", EchoConsumer.as_asgi()),
-    re_path(r"^ws/echo/(?P<group>[a-z0-9]{1,12})/$", RoomEchoConsumer.as_asgi()),
-])
+application = URLRouter(echo.websocket_urlpatterns)  # as rooms/routing.py mounts them for the benchmark
 
 
 async def connected(path: str) -> WebsocketCommunicator:
