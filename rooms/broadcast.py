@@ -76,8 +76,13 @@ class _SyncSender:
         self._loop = None
 
     def send(self, group: str, message: dict) -> None:
-        sending = asyncio.run_coroutine_threadsafe(
-            get_channel_layer().group_send(group, message), self._running_loop())
+        self._wait_for(get_channel_layer().group_send(group, message))
+
+    def send_to(self, channel: str, message: dict) -> None:
+        self._wait_for(get_channel_layer().send(channel, message))
+
+    def _wait_for(self, coroutine) -> None:
+        sending = asyncio.run_coroutine_threadsafe(coroutine, self._running_loop())
         try:
             sending.result(timeout=self.SEND_TIMEOUT_SECONDS)
         except TimeoutError:
@@ -87,6 +92,11 @@ class _SyncSender:
 
 _sync_sender = _SyncSender()
 os.register_at_fork(after_in_child=_sync_sender.forget_loop)
+
+
+def send_to_socket(channel: str, message: dict) -> None:
+    """To one socket alone, from synchronous code (the worker's answer to a move it refused)."""
+    _sync_sender.send_to(channel, message)
 
 
 def room_changed(code: str) -> None:
@@ -105,11 +115,13 @@ def game_changed(game: Game | int, events: list[dict]) -> None:
         prepare_game_update(game, events)()
 
 
-def prepare_game_update(game: Game, events: list[dict]):
+def prepare_game_update(game: Game, events: list[dict], *, mover: str | None = None):
     """Build the update now, from the game as it stands, and return what sends it (after commit).
 
     Each seat's update is encoded to JSON here, once: every socket in the room receives the one message,
     and a socket then forwards its own seat's text as it is instead of decoding and re-encoding it.
+    `mover` names the socket's move that made the update (rooms/move_queue.py), so that socket knows it
+    landed.
     """
     if game.room_id is None:
         return lambda: None
@@ -118,6 +130,7 @@ def prepare_game_update(game: Game, events: list[dict]):
     message = {
         "type": "game.update",
         "seq": game.seq,
+        "mover": mover,
         "texts": {
             _seat_key(seat): encode_update(
                 seq=game.seq,

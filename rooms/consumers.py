@@ -1,10 +1,12 @@
-"""One socket per browser tab (or program) in a room. Thin: it checks messages and calls services.
+"""One socket per browser tab (or program) in a room. Thin: it checks messages, hands moves to the worker
+and calls services for the rest.
 
 Protocol: docs/protocol.md. Each connection gets only its own seat's view.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import gc
 import json
@@ -17,8 +19,9 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
+from redis.exceptions import RedisError
 
-from rooms import broadcast, live, services, snapshots
+from rooms import broadcast, live, move_queue, services, snapshots
 from rooms.identity import language_from_scope, seat_from_scope
 from rooms.models import Room
 
@@ -64,6 +67,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.tokens = float(settings.WICKWISE["WS_RATE_BURST"])
         self.refilled = time.monotonic()
         self.groups_joined: list[str] = []
+        self.moves_sent = 0
+        self.moves_unanswered: dict[str, asyncio.TimerHandle] = {}  # mover -> its deadline
+        self.tasks: set[asyncio.Task] = set()
         if not await _reading(Room.objects.filter(code=self.room_code).exists)():
             await self.close(code=4404)
             return
@@ -72,6 +78,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._take_place(self.seat)
 
     async def disconnect(self, code):
+        for deadline in self.moves_unanswered.values():
+            deadline.cancel()
+        self.moves_unanswered.clear()
+        for task in list(self.tasks):
+            task.cancel()
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         if self.seat is not None:
@@ -174,14 +185,35 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._take_place(seat.index)
 
     async def on_move(self, message):
+        """The worker plays the move (rooms/move_queue.py); its update, or its refusal, answers it."""
         self._need_seat()
-        await call_service(
-            services.submit_move,
-            room_code=self.room_code,
-            seat=self.seat,
-            seq=message.get("seq"),
-            action=message.get("action"),
-        )
+        seq = message.get("seq")
+        services.check_seq(seq)
+        ref = message.get("ref") if isinstance(message.get("ref"), (str, int)) else None
+        self.moves_sent += 1
+        mover = f"{self.channel_name}#{self.moves_sent}"
+        self.moves_unanswered[mover] = asyncio.get_running_loop().call_later(
+            move_queue.answer_within(), lambda: self._start_task(self._move_unanswered(mover, ref)))
+        try:
+            await move_queue.hand_over(room_code=self.room_code, seat=self.seat, seq=seq,
+                                       action=message.get("action"), mover=mover, reply_to=self.channel_name,
+                                       language=self.language, ref=ref)
+        except RedisError:
+            self.moves_unanswered.pop(mover).cancel()
+            raise services.ServiceError("busy", _("The server cannot take moves just now; please try again.")) from None
+
+    def _start_task(self, coroutine) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self.tasks.add(task)  # referenced until done: the loop keeps only a weak reference
+        task.add_done_callback(self.tasks.discard)
+
+    async def _move_unanswered(self, mover: str, ref):
+        if self.moves_unanswered.pop(mover, None) is None:
+            return
+        with translation.override(self.language):
+            await self._error("move_unanswered", _("The server did not answer that move in time; here is the "
+                                                   "current position, please try again."), ref=ref)
+        await self._send_snapshot()
 
     async def on_client_seed(self, message):
         self._need_seat()
@@ -239,4 +271,18 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._send_json({"type": "room", "room": event["room"], "room_digest": event["room_digest"]})
 
     async def game_update(self, event):
+        if event.get("mover") is not None:
+            deadline = self.moves_unanswered.pop(event["mover"], None)
+            if deadline is not None:
+                deadline.cancel()
         await self.send(text_data=broadcast.stamped(broadcast.text_for_seat(event, self.seat), time.time()))
+
+    async def move_refused(self, event):
+        """The worker refused this socket's move; it changed nothing."""
+        deadline = self.moves_unanswered.pop(event["mover"], None)
+        if deadline is None:
+            return  # already told, at its deadline
+        deadline.cancel()
+        await self._error(event["code"], event["message"], ref=event["ref"])
+        if event["code"] == "stale_seq":
+            await self._send_snapshot()

@@ -365,16 +365,22 @@ def _schedule_bots(game_id: int, turns: list[tuple[int, int]]) -> None:
             live.schedule(f"bot:{game_id}:{seat}:{prompt}", time.time() + delay)
 
 
-def submit_move(*, room_code: str, seat: int, seq, action, by: str = Move.By.PLAYER) -> Game:
+def submit_move(*, room_code: str, seat: int, seq, action, by: str = Move.By.PLAYER, mover: str | None = None) -> Game:
     """Apply one decision. The move names the seq it answers: at least the seq at which this seat's
-    decision was posed and at most the current one; anything else is stale or bogus."""
-    if type(seq) is not int or seq < 0:
-        raise ServiceError("bad_seq", _("A move must name the seq it answers."))
+    decision was posed and at most the current one; anything else is stale or bogus. `mover` names the
+    socket's move in the update it makes (rooms/move_queue.py)."""
+    check_seq(seq)
     with _writing():
         room = _room_for_update(room_code)
         game = _current_game(room, lock=True)
-        _apply_locked(room, game, seat=seat, seq=seq, action=action, by=by)
+        _apply_locked(room, game, seat=seat, seq=seq, action=action, by=by, mover=mover)
         return game
+
+
+def check_seq(seq) -> None:
+    """The one check of a move that needs no database, so a socket can refuse a bogus move at once."""
+    if type(seq) is not int or seq < 0:
+        raise ServiceError("bad_seq", _("A move must name the seq it answers."))
 
 
 # Refusal codes every engine uses; a game words its own in its spec. The engine's English message is the
@@ -391,7 +397,7 @@ def _refusal(spec, error: IllegalAction) -> str:
     return str(spec.refusals.get(error.code) or _COMMON_REFUSALS.get(error.code) or error.message)
 
 
-def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: str) -> None:
+def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: str, mover: str | None = None) -> None:
     if game.status != Game.Status.PLAYING:
         raise ServiceError("not_playing", _("There is no game in play."))
     if game.is_paused:
@@ -413,7 +419,7 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
     after = _advance(game, spec, previous_to_act=acting, acted=seat)
     game.save(update_fields=_FIELDS_A_MOVE_CHANGES)
     _touch(room, every_move=True)
-    transaction.on_commit(broadcast.prepare_game_update(game, events))
+    transaction.on_commit(broadcast.prepare_game_update(game, events, mover=mover))
     transaction.on_commit(after)
     if game.is_over:
         _new_game(room)

@@ -157,6 +157,8 @@ WICKWISE = {
     "WS_MAX_MESSAGE_BYTES": 4096,
     "WS_RATE_PER_SECOND": 10,
     "WS_RATE_BURST": 30,
+    # A socket's move the worker has not answered by then is refused, and the worker drops it unplayed.
+    "MOVE_ANSWER_SECONDS": float(os.environ.get("WICKWISE_MOVE_ANSWER_SECONDS", "5")),
 }
 
 LOGGING = {

@@ -24,6 +24,7 @@ from tests.rooms.helpers import (
     game_in_play,
     is_type,
     is_update,
+    moves_played,  # noqa: F401 (a fixture)
     open_socket,
     play_pending,
     receive,
@@ -35,7 +36,7 @@ from tests.rooms.helpers import (
 
 db = database_sync_to_async
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_channel_layer")]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_channel_layer", "moves_played")]
 
 
 async def seated(code: str, ticket):

@@ -25,6 +25,7 @@ from tests.rooms.helpers import (
     game_in_play,
     is_type,
     is_update,
+    moves_played,  # noqa: F401 (a fixture)
     open_socket,
     receive_until,
     room_with,
@@ -36,7 +37,7 @@ from tests.support import flush_suite_redis
 
 db = database_sync_to_async
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_channel_layer")]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_channel_layer", "moves_played")]
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
-"""The worker: fires countdowns, plays bot turns, hands seats to bots after the grace period and
-sweeps expired rooms. Any number may run at once: each due item is claimed atomically in Redis, and
-the services re-check everything under the database lock."""
+"""The worker: plays the moves sockets send (rooms/move_queue.py), fires countdowns, plays bot turns,
+hands seats to bots after the grace period and sweeps expired rooms. Any number may run at once: each
+queued move and each due item is claimed atomically in Redis, and the services re-check everything under
+the database lock."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
-from rooms import bot_runner, live, services
+from rooms import bot_runner, live, move_queue, services
 
 log = logging.getLogger("wickwise.worker")
 
@@ -49,13 +50,14 @@ def run_one(member: str) -> None:
 
 
 class Command(BaseCommand):
-    help = "Fire countdowns, play bots, cover absent players and expire idle rooms."
+    help = "Play the moves sent on sockets, fire countdowns, play bots, cover absent players and expire idle rooms."
 
     def add_arguments(self, parser):
         parser.add_argument("--threads", type=int, default=4, help="timers handled at once")
+        parser.add_argument("--move-threads", type=int, default=4, help="socket moves played at once")
         parser.add_argument("--once", action="store_true", help="handle what is due now, then exit")
 
-    def handle(self, *args, threads: int, once: bool, **options):
+    def handle(self, *args, threads: int, move_threads: int, once: bool, **options):
         stop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stop.set())
@@ -63,6 +65,8 @@ class Command(BaseCommand):
         log.info("worker started; index rebuilt: %s", counts)
         poll = settings.WICKWISE["WORKER_POLL_SECONDS"]
         last_rebuild = last_expiry = time.monotonic()
+        # Moves have threads of their own: a player's move does not queue behind bots' turns.
+        moves = None if once else move_queue.MovePlayer(threads=move_threads).start()
         with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="timer") as pool:
             while not stop.is_set():
                 try:
@@ -85,6 +89,8 @@ class Command(BaseCommand):
                     break
                 if not due:
                     stop.wait(poll)
+        if moves is not None:
+            moves.stop()
         log.info("worker stopped")
 
     @staticmethod
