@@ -8,6 +8,7 @@ only after the commit sends events and schedules timers.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import time
@@ -91,13 +92,69 @@ class _CompiledQuery:
         self.build = build
         self.sql: dict[str, str] = {}
 
-    def first(self, *params):
+    def _sql(self, params: tuple) -> str:
         sql = self.sql.get(connection.vendor)
         if sql is None:  # compiled inside the caller's transaction: select_for_update needs one
             sql, built_params = self.build(*params).query.sql_with_params()
             assert tuple(built_params) == params, "the compiled query must take exactly its params"
             self.sql[connection.vendor] = sql
-        return next(iter(self.model.objects.raw(sql, params)), None)
+        return sql
+
+    def first(self, *params):
+        return next(iter(self.model.objects.raw(self._sql(params), params)), None)
+
+    def values(self, *params) -> list[tuple]:
+        """The rows of a values_list() query, as the database gives them (plain ints and strings here)."""
+        with connection.cursor() as cursor:
+            cursor.execute(self._sql(params), params)
+            return cursor.fetchall()
+
+
+class _CompiledSave:
+    """A model's INSERT of a new row, or its UPDATE of some fields by primary key, written once per database.
+    Each value is prepared by its own field, as save() prepares it (pre_save, get_db_prep_save).
+
+    save() built the statement again for every move, and the two writes took about a quarter of a move's
+    time in the worker (docs/benchmarks.md). No signal is sent: nothing listens for these models' saves.
+    """
+
+    def __init__(self, model, *, update_fields: list[str] | None = None):
+        self.model = model
+        self.update_fields = update_fields
+        self.adding = update_fields is None
+        self.sql: dict[str, str] = {}
+
+    @functools.cached_property
+    def fields(self) -> list:  # looked up at first use: the app registry is ready by then
+        meta = self.model._meta
+        if self.adding:
+            return [field for field in meta.local_concrete_fields if not field.primary_key]
+        return [meta.get_field(name) for name in self.update_fields]
+
+    def _statement(self) -> str:
+        sql = self.sql.get(connection.vendor)
+        if sql is None:
+            quote, meta = connection.ops.quote_name, self.model._meta
+            columns = [quote(field.column) for field in self.fields]
+            if self.adding:
+                sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(columns)}) "
+                       f"VALUES ({', '.join(['%s'] * len(columns))})")
+            else:
+                sql = (f"UPDATE {quote(meta.db_table)} SET {', '.join(f'{column} = %s' for column in columns)} "
+                       f"WHERE {quote(meta.pk.column)} = %s")
+            self.sql[connection.vendor] = sql
+        return sql
+
+    def run(self, instance) -> None:
+        params = [field.get_db_prep_save(field.pre_save(instance, self.adding), connection) for field in self.fields]
+        if not self.adding:
+            params.append(instance.pk)
+        with connection.cursor() as cursor:
+            cursor.execute(self._statement(), params)
+
+
+_INSERT_MOVE = _CompiledSave(Move)
+_SAVE_WHAT_A_MOVE_CHANGES = _CompiledSave(Game, update_fields=_FIELDS_A_MOVE_CHANGES)
 
 
 _ROOM_FOR_UPDATE = _CompiledQuery(Room, lambda code: Room.objects.select_for_update().filter(code=code))
@@ -105,6 +162,8 @@ _LATEST_GAME = _CompiledQuery(Game, lambda room_id: Game.objects.filter(room_id=
 _LATEST_GAME_FOR_UPDATE = _CompiledQuery(
     Game, lambda room_id: Game.objects.select_for_update().filter(room_id=room_id).order_by("-number")[:1]
 )
+_SEATS_A_BOT_PLAYS = _CompiledQuery(Seat, lambda game_id: Seat.objects.filter(room__games=game_id).filter(
+    _BOT_OR_STAND_IN).order_by().values_list("index"))
 
 
 def _room_for_update(room_code: str) -> Room:
@@ -354,11 +413,7 @@ def _schedule_bots(game_id: int, turns: list[tuple[int, int]]) -> None:
     """Ask the worker to play any pending decision whose seat is a bot or covered by one."""
     if not turns:
         return
-    covered = set(
-        Seat.objects.filter(room__games=game_id)
-        .filter(_BOT_OR_STAND_IN)
-        .values_list("index", flat=True)
-    )
+    covered = {index for (index,) in _SEATS_A_BOT_PLAYS.values(game_id)}
     delay = settings.WICKWISE["BOT_DELAY_SECONDS"]
     for seat, prompt in turns:
         if seat in covered:
@@ -415,9 +470,9 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
             "reason": _refusal(spec, error)}) from None
     game.state = state
     game.seq += 1
-    Move.objects.create(game=game, seq=game.seq, seat=seat, action=action, by=by)
+    _INSERT_MOVE.run(Move(game=game, seq=game.seq, seat=seat, action=action, by=by))
     after = _advance(game, spec, previous_to_act=acting, acted=seat)
-    game.save(update_fields=_FIELDS_A_MOVE_CHANGES)
+    _SAVE_WHAT_A_MOVE_CHANGES.run(game)
     _touch(room, every_move=True)
     transaction.on_commit(broadcast.prepare_game_update(game, events, mover=mover))
     transaction.on_commit(after)

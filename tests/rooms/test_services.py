@@ -416,6 +416,23 @@ def test_the_compiled_reads_find_what_the_orm_finds_and_nothing_for_an_unknown_r
     refused("no_such_room", services._room_for_update, room_code="ZZZZZZ")
 
 
+def test_the_compiled_writes_store_what_save_stores_to_the_end_of_a_game():
+    code, _tickets, game = started_room(2)
+    while game.status == Game.Status.PLAYING:
+        seat = min(engine.to_act(game.state))
+        before, action = timezone.now(), candle_for(game, seat)
+        game = services.submit_move(room_code=code, seat=seat, seq=game.seq, action=action)
+        stored = Game.objects.get(pk=game.pk)
+        for name in services._FIELDS_A_MOVE_CHANGES:
+            assert getattr(stored, name) == getattr(game, name), name
+        move = Move.objects.get(game=game, seq=game.seq)
+        assert (move.seat, move.by, move.action) == (seat, Move.By.PLAYER, action)
+        assert before <= move.created_at <= timezone.now()
+    assert stored.status == Game.Status.FINISHED and stored.result and stored.ended_at is not None
+    assert stored.deadline_at is None and list(stored.moves.values_list("seq", flat=True)) == list(
+        range(1, stored.seq + 1))
+
+
 def test_a_move_answering_an_old_position_is_refused_and_changes_nothing():
     code, _tickets, game = started_room(2)
     play_pending(code)  # round 1 is over: both seats decide again, posed at seq 2
