@@ -12,11 +12,12 @@ import functools
 import logging
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -79,35 +80,66 @@ def _clean_name(name: str) -> str:
     return name
 
 
+@dataclass(frozen=True)
+class _Compiled:
+    sql: str
+    attnames: list[str]  # the model's columns, in the select's order
+    converters: dict  # position -> (the ORM's converters for that column, its expression)
+
+
 class _CompiledQuery:
-    """A query that every move runs, compiled by the ORM once per database and then run through raw().
+    """A query that every move runs, compiled by the ORM once per database connection, then run on a plain
+    cursor, its rows converted by the ORM's own converters for its columns, as a queryset converts them.
 
     Compiling the queryset again for every move cost more than running it: the two locked reads of a
-    move took about 1.9 ms, and 0.6 to 0.85 ms this way (docs/benchmarks.md). The SQL and the conversion
-    of its rows stay the ORM's own. `build(*params)` returns the queryset; its SQL must take exactly `params`, in order.
+    move took about 1.9 ms, and 0.6 to 0.85 ms through raw(). raw() still worked out the columns and their
+    converters again for every query; keeping what the compiler found halves that again (0.65 -> 0.32 ms
+    in one process, docs/benchmarks.md).
+    `build(*params)` returns the queryset; its SQL must take exactly `params`, in order.
     """
 
     def __init__(self, model, build):
         self.model = model
         self.build = build
-        self.sql: dict[str, str] = {}
+        # Keyed by the thread's connection: converters are the connection's own (its operations object).
+        self.compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-    def _sql(self, params: tuple) -> str:
-        sql = self.sql.get(connection.vendor)
-        if sql is None:  # compiled inside the caller's transaction: select_for_update needs one
-            sql, built_params = self.build(*params).query.sql_with_params()
+    def _compiled(self, params: tuple) -> _Compiled:
+        database = connections[DEFAULT_DB_ALIAS]
+        compiled = self.compiled.get(database)
+        if compiled is None:  # compiled inside the caller's transaction: select_for_update needs one
+            compiler = self.build(*params).query.get_compiler(using=DEFAULT_DB_ALIAS)
+            sql, built_params = compiler.as_sql()
             assert tuple(built_params) == params, "the compiled query must take exactly its params"
-            self.sql[connection.vendor] = sql
-        return sql
+            expressions = [expression for expression, _sql, _alias in compiler.select]
+            attnames = [getattr(getattr(e, "target", None), "attname", None) for e in expressions]
+            compiled = _Compiled(sql, attnames, compiler.get_converters(expressions))
+            self.compiled[database] = compiled
+        return compiled
+
+    def _rows(self, params: tuple) -> tuple[_Compiled, list]:
+        compiled = self._compiled(params)
+        with connection.cursor() as cursor:
+            cursor.execute(compiled.sql, params)
+            rows = cursor.fetchall()
+        if compiled.converters:
+            rows = [list(row) for row in rows]
+            for row in rows:
+                for position, (converters, expression) in compiled.converters.items():
+                    value = row[position]
+                    for convert in converters:
+                        value = convert(value, expression, connection)
+                    row[position] = value
+        return compiled, rows
 
     def first(self, *params):
-        return next(iter(self.model.objects.raw(self._sql(params), params)), None)
+        """The first row as a model instance, as the queryset's first() would give it."""
+        compiled, rows = self._rows(params)
+        return self.model.from_db(DEFAULT_DB_ALIAS, compiled.attnames, rows[0]) if rows else None
 
     def values(self, *params) -> list[tuple]:
-        """The rows of a values_list() query, as the database gives them (plain ints and strings here)."""
-        with connection.cursor() as cursor:
-            cursor.execute(self._sql(params), params)
-            return cursor.fetchall()
+        """The rows of a values_list() query."""
+        return [tuple(row) for row in self._rows(params)[1]]
 
 
 class _CompiledSave:

@@ -394,7 +394,7 @@ def test_a_move_reads_and_writes_in_four_queries_compiled_once(monkeypatch):
     compiled = []
     for query in (services._ROOM_FOR_UPDATE, services._LATEST_GAME_FOR_UPDATE):
         monkeypatch.setattr(query, "build", lambda *params, build=query.build: compiled.append(1) or build(*params))
-        query.sql.clear()
+        query.compiled.clear()
     services.submit_move(room_code=code, seat=2, seq=0, action=candle_for(game, 2))
     assert len(compiled) == 2
     with CaptureQueriesContext(connection) as captured:  # a pick in mid-round: nothing else to do
