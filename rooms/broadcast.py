@@ -121,7 +121,7 @@ def prepare_game_update(game: Game, events: list[dict], *, mover: str | None = N
     """
     if game.room_id is None:
         return lambda: None
-    public = snapshots.public_game(game)
+    public = _dumps(snapshots.public_game(game))  # the same for every seat: encoded once
     seats: list[int | None] = [*range(len(game.players)), None]
     message = {
         "type": "game.update",
@@ -130,7 +130,7 @@ def prepare_game_update(game: Game, events: list[dict], *, mover: str | None = N
         "texts": {
             _seat_key(seat): encode_update(
                 seq=game.seq,
-                game=public,
+                game_json=public,
                 events=snapshots.visible_events(events, seat),
                 view=snapshots.seat_view(game, seat),
             )
@@ -141,11 +141,14 @@ def prepare_game_update(game: Game, events: list[dict], *, mover: str | None = N
     return lambda: _send(group, message)
 
 
-def encode_update(*, seq: int, game: dict, events: list[dict], view: dict | None) -> str:
-    """An update as sent to one seat, but for the server time: `stamped` adds that as it leaves."""
-    body = json.dumps({"type": "update", "seq": seq, "game": game, "events": events, "view": view},
-                      separators=(",", ":"))
-    return body[:-1]  # open, so the send time can be appended without decoding
+def _dumps(value) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def encode_update(*, seq: int, game_json: str, events: list[dict], view: dict | None) -> str:
+    """An update as sent to one seat, but for the server time: `stamped` adds that as it leaves. It is left
+    open, so the send time can be appended without decoding."""
+    return f'{{"type":"update","seq":{seq},"game":{game_json},"events":{_dumps(events)},"view":{_dumps(view)}'
 
 
 def stamped(text: str, now: float) -> str:
