@@ -91,7 +91,7 @@ _sync_sender = _SyncSender()
 
 
 def send_to_socket(channel: str, message: dict) -> None:
-    """To one socket alone, from synchronous code (the worker's answer to a move it refused)."""
+    """To one socket alone, from synchronous code (the worker's answer to a request it refused)."""
     _sync_sender.send_to(channel, message)
 
 
@@ -103,12 +103,12 @@ def room_changed(code: str) -> None:
     _send(room_group(code), {"type": "room.update", "room": public, "room_digest": snapshots.room_digest(public)})
 
 
-def game_changed(game: Game | int, events: list[dict]) -> None:
+def game_changed(game: Game | int, events: list[dict], *, mover: str | None = None) -> None:
     """Send an update of `game` as committed (an instance, or an id to load it)."""
     if isinstance(game, int):
         game = Game.objects.filter(pk=game).first()
     if game is not None:
-        prepare_game_update(game, events)()
+        prepare_game_update(game, events, mover=mover)()
 
 
 def prepare_game_update(game: Game, events: list[dict], *, mover: str | None = None):
@@ -116,8 +116,8 @@ def prepare_game_update(game: Game, events: list[dict], *, mover: str | None = N
 
     Each seat's update is encoded to JSON here, once: every socket in the room receives the one message,
     and a socket then forwards its own seat's text as it is instead of decoding and re-encoding it.
-    `mover` names the socket's move that made the update (rooms/move_queue.py), so that socket knows it
-    landed.
+    `mover` names the socket's request (a move, a start) that made the update (rooms/move_queue.py), so
+    that socket knows it landed.
     """
     if game.room_id is None:
         return lambda: None

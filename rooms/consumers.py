@@ -1,5 +1,5 @@
-"""One socket per browser tab (or program) in a room. Thin: it checks messages, hands moves to the worker
-and calls services for the rest.
+"""One socket per browser tab (or program) in a room. Thin: it checks messages, hands moves and starts to
+the worker, and calls services for the rest.
 
 Protocol: docs/protocol.md. Each connection gets only its own seat's view.
 """
@@ -67,8 +67,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.tokens = float(settings.WICKWISE["WS_RATE_BURST"])
         self.refilled = time.monotonic()
         self.groups_joined: list[str] = []
-        self.moves_sent = 0
-        self.moves_unanswered: dict[str, asyncio.TimerHandle] = {}  # mover -> its deadline
+        self.requests_sent = 0
+        self.unanswered: dict[str, asyncio.TimerHandle] = {}  # a request handed to the worker -> its deadline
         self.tasks: set[asyncio.Task] = set()
         if not await _reading(Room.objects.filter(code=self.room_code).exists)():
             await self.close(code=4404)
@@ -78,9 +78,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._take_place(self.seat)
 
     async def disconnect(self, code):
-        for deadline in self.moves_unanswered.values():
+        for deadline in self.unanswered.values():
             deadline.cancel()
-        self.moves_unanswered.clear()
+        self.unanswered.clear()
         for task in list(self.tasks):
             task.cancel()
         for group in self.groups_joined:
@@ -186,20 +186,29 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def on_move(self, message):
         """The worker plays the move (rooms/move_queue.py); its update, or its refusal, answers it."""
-        self._need_seat()
         seq = message.get("seq")
+        self._need_seat()
         services.check_seq(seq)
+        await self._hand_over("move", message, seq=seq, action=message.get("action"))
+
+    async def on_start(self, message):
+        await self._hand_over("start", message)
+
+    async def on_play_again(self, message):
+        await self._hand_over("play_again", message)
+
+    async def _hand_over(self, kind: str, message: dict, **asked):
+        self._need_seat()
         ref = message.get("ref") if isinstance(message.get("ref"), (str, int)) else None
-        self.moves_sent += 1
-        mover = f"{self.channel_name}#{self.moves_sent}"
-        self.moves_unanswered[mover] = asyncio.get_running_loop().call_later(
-            move_queue.answer_within(), lambda: self._start_task(self._move_unanswered(mover, ref)))
+        self.requests_sent += 1
+        mover = f"{self.channel_name}#{self.requests_sent}"
+        self.unanswered[mover] = asyncio.get_running_loop().call_later(
+            move_queue.answer_within(), lambda: self._start_task(self._unanswered(mover, ref)))
         try:
-            await move_queue.hand_over(room_code=self.room_code, seat=self.seat, seq=seq,
-                                       action=message.get("action"), mover=mover, reply_to=self.channel_name,
-                                       language=self.language, ref=ref)
+            await move_queue.hand_over(kind=kind, room_code=self.room_code, seat=self.seat, mover=mover,
+                                       reply_to=self.channel_name, language=self.language, ref=ref, **asked)
         except RedisError:
-            self.moves_unanswered.pop(mover).cancel()
+            self.unanswered.pop(mover).cancel()
             raise services.ServiceError("busy", _("The server cannot take moves just now; please try again.")) from None
 
     def _start_task(self, coroutine) -> None:
@@ -207,12 +216,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.tasks.add(task)  # referenced until done: the loop keeps only a weak reference
         task.add_done_callback(self.tasks.discard)
 
-    async def _move_unanswered(self, mover: str, ref):
-        if self.moves_unanswered.pop(mover, None) is None:
+    async def _unanswered(self, mover: str, ref):
+        if self.unanswered.pop(mover, None) is None:
             return
         with translation.override(self.language):
-            await self._error("move_unanswered", _("The server did not answer that move in time; here is the "
-                                                   "current position, please try again."), ref=ref)
+            await self._error("move_unanswered", _("The server did not answer in time; here is where the game "
+                                                   "stands, please try again."), ref=ref)
         await self._send_snapshot()
 
     async def on_client_seed(self, message):
@@ -220,14 +229,6 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await call_service(
             services.set_client_seed, room_code=self.room_code, seat=self.seat, value=message.get("value")
         )
-
-    async def on_start(self, message):
-        self._need_seat()
-        await call_service(services.start_game, room_code=self.room_code, seat=self.seat)
-
-    async def on_play_again(self, message):
-        self._need_seat()
-        await call_service(services.play_again, room_code=self.room_code, seat=self.seat)
 
     # --- to the client ------------------------------------------------------------------------
 
@@ -272,14 +273,14 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def game_update(self, event):
         if event.get("mover") is not None:
-            deadline = self.moves_unanswered.pop(event["mover"], None)
+            deadline = self.unanswered.pop(event["mover"], None)
             if deadline is not None:
                 deadline.cancel()
         await self.send(text_data=broadcast.stamped(broadcast.text_for_seat(event, self.seat), time.time()))
 
-    async def move_refused(self, event):
-        """The worker refused this socket's move; it changed nothing."""
-        deadline = self.moves_unanswered.pop(event["mover"], None)
+    async def request_refused(self, event):
+        """The worker refused this socket's request; it changed nothing."""
+        deadline = self.unanswered.pop(event["mover"], None)
         if deadline is None:
             return  # already told, at its deadline
         deadline.cancel()

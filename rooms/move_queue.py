@@ -1,17 +1,18 @@
-"""Moves sent on sockets are played by the worker.
+"""What sockets ask of a game (a move, a start, a play again) is played by the worker.
 
-A socket checks a move's frame, then hands the move to the worker through a Redis list (one push). The
-worker runs the move service, as it does for bots and countdowns. The update it broadcasts names the move
+A socket checks the frame, then hands the request to the worker through a Redis list (one push). The
+worker runs the service, as it does for bots and countdowns. The update it broadcasts names the request
 (`mover`), so the socket that sent it knows it landed; a refusal goes back to that socket alone.
 
 Why not in daphne: a move's database work (the locked reads, the writes, every seat's view) cost about
 three times what relaying the update to the room's sockets costs, all of it on daphne's one core and
-its one GIL. Under load every socket of the process then waited behind moves. In the worker, daphne's
-part of a move is close to a bare relay, and the game's work runs beside it (docs/architecture.md).
+its one GIL, and a start costs several moves. Under load every socket of the process then waited behind
+them. In the worker, daphne's part is close to a bare relay, and the game's work runs beside it
+(docs/architecture.md).
 
-A move nobody answers within MOVE_ANSWER_SECONDS (no worker running, say) is refused to its socket with a
-fresh snapshot, and a worker drops any move older than that: it is never played after its player was
-told it was not.
+A request nobody answers within MOVE_ANSWER_SECONDS (no worker running, say) is refused to its socket with
+a fresh snapshot, and a worker drops any request older than that: it is never played after its player
+was told it was not.
 """
 
 from __future__ import annotations
@@ -63,10 +64,15 @@ async def close_for_this_loop() -> None:
         await client.aclose()
 
 
-async def hand_over(*, room_code: str, seat: int, seq: int, action, mover: str, reply_to: str,
-                    language: str, ref=None) -> None:
-    """Queue a move for the worker. `mover` is the socket's name for this move; `reply_to` its channel."""
-    payload = {"room": room_code, "seat": seat, "seq": seq, "action": action, "mover": mover,
+KINDS = ("move", "start", "play_again")  # what a socket asks of the game; the rest stays in daphne
+
+
+async def hand_over(*, kind: str = "move", room_code: str, seat: int, mover: str, reply_to: str, language: str,
+                    ref=None, seq: int | None = None, action=None) -> None:
+    """Queue a socket's request for the worker: a move (with its seq and action), a start or a play again.
+    `mover` is the socket's name for this request; `reply_to` the socket's channel."""
+    assert kind in KINDS
+    payload = {"kind": kind, "room": room_code, "seat": seat, "seq": seq, "action": action, "mover": mover,
                "reply_to": reply_to, "language": language, "ref": ref, "sent_at": time.time()}
     await _client_for_this_loop().rpush(live.key(QUEUE), json.dumps(payload, separators=(",", ":")))
 
@@ -74,29 +80,32 @@ async def hand_over(*, room_code: str, seat: int, seq: int, action, mover: str, 
 # --- the worker's side --------------------------------------------------------------------------------
 
 def play(payload: dict) -> None:
-    """Play one queued move, or send its refusal to the socket that sent it."""
+    """Play one queued request, or send its refusal to the socket that sent it."""
     age = time.time() - payload["sent_at"]
     if age > answer_within():
-        log.warning("move for room %s seat %s dropped: %.1f s old, its socket was told", payload["room"],
-                    payload["seat"], age)
+        log.warning("%s for room %s seat %s dropped: %.1f s old, its socket was told", payload["kind"],
+                    payload["room"], payload["seat"], age)
         return
+    asked = {"room_code": payload["room"], "seat": payload["seat"], "mover": payload["mover"]}
     with translation.override(payload["language"]):
         try:
-            services.submit_move(room_code=payload["room"], seat=payload["seat"], seq=payload["seq"],
-                                 action=payload["action"], mover=payload["mover"])
+            if payload["kind"] == "move":
+                services.submit_move(**asked, seq=payload["seq"], action=payload["action"])
+            elif payload["kind"] == "start":
+                services.start_game(**asked)
+            else:
+                services.play_again(**asked)
         except services.ServiceError as error:
             broadcast.send_to_socket(payload["reply_to"], {
-                "type": "move.refused", "mover": payload["mover"], "code": error.code,
+                "type": "request.refused", "mover": payload["mover"], "code": error.code,
                 "message": str(error.message), "ref": payload["ref"],
             })
 
 
-
-
 class MovePlayer:
-    """Takes queued moves and plays them in a pool of threads (on PostgreSQL, moves of different rooms at
-    once; the room's lock orders those of one room). Any number of workers may run: a pop hands each
-    move to one of them."""
+    """Takes queued requests and plays them in a pool of threads (on PostgreSQL, those of different rooms
+    at once; the room's lock orders those of one room). Any number of workers may run: a pop hands each
+    request to one of them."""
 
     def __init__(self, *, threads: int = 4):
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="move")

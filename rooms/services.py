@@ -353,8 +353,9 @@ def set_client_seed(*, room_code: str, seat: int, value: str) -> None:
         transaction.on_commit(lambda: broadcast.room_changed(room.code))
 
 
-def start_game(*, room_code: str, seat: int | None) -> Game:
-    """The host (seat 1, index 0) starts; empty seats get bots. seat=None: the platform itself."""
+def start_game(*, room_code: str, seat: int | None, mover: str | None = None) -> Game:
+    """The host (seat 1, index 0) starts; empty seats get bots. seat=None: the platform itself. `mover`
+    names the socket's request in the update it makes (rooms/move_queue.py)."""
     with _writing():
         room = _room_for_update(room_code)
         if seat is not None and seat != 0:
@@ -381,17 +382,17 @@ def start_game(*, room_code: str, seat: int | None) -> Game:
         game.save()
         _touch(room)
         transaction.on_commit(lambda: broadcast.room_changed(room.code))
-        transaction.on_commit(lambda: broadcast.game_changed(game.pk, [{"type": "start"}]))
+        transaction.on_commit(lambda: broadcast.game_changed(game.pk, [{"type": "start"}], mover=mover))
         transaction.on_commit(after)
         absent_humans = [row.index for row in seats if not row.is_bot]
         transaction.on_commit(lambda: _schedule_grace_if_absent(room.code, absent_humans))
         return game
 
 
-def play_again(*, room_code: str, seat: int) -> Game:
+def play_again(*, room_code: str, seat: int, mover: str | None = None) -> Game:
     """The next game in the same room: it waits in the lobby, with its fingerprint published, from
     the moment the previous one ended; every seat is kept."""
-    return start_game(room_code=room_code, seat=seat)
+    return start_game(room_code=room_code, seat=seat, mover=mover)
 
 
 # --- moves ------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""Moves sent on sockets are played by the worker (rooms/move_queue.py): answered once, in time, in the
-socket's language, or refused at their deadline and never played after it."""
+"""Moves and starts sent on sockets are played by the worker (rooms/move_queue.py): answered once, in time,
+in the socket's language, or refused at their deadline and never played after it."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from tests.rooms.helpers import (
     open_socket,
     receive,
     receive_until,
+    room_with,
     started_room,
     wait_for,
     what_moves_change,
@@ -63,6 +64,37 @@ async def test_a_move_no_worker_answers_is_refused_at_its_deadline_and_never_pla
             assert await socket.receive_nothing(timeout=0.3)
         finally:
             await move_queue.close_for_this_loop()
+            await close_all(socket)
+
+
+async def test_a_start_no_worker_answers_is_refused_and_the_game_stays_in_the_lobby():
+    code, tickets = await db(room_with)(2)
+    with answering_within(0.3):
+        socket, _ = await open_socket(code, cookie=await cookie_for(tickets[0]))
+        try:
+            await socket.send_json_to({"type": "start", "ref": "start"})
+            error, _ = await receive_until(socket, is_type("error"), what="the refusal")
+            assert (error["code"], error["ref"]) == ("move_unanswered", "start")
+            snapshot, _ = await receive_until(socket, is_type("snapshot"), what="a fresh snapshot")
+            assert snapshot["game"]["status"] == "lobby"
+        finally:
+            await move_queue.close_for_this_loop()
+            await close_all(socket)
+
+
+@pytest.mark.usefixtures("moves_played")
+async def test_a_start_the_worker_plays_is_answered_by_the_new_games_update():
+    code, tickets = await db(room_with)(2)
+    with answering_within(0.5):
+        socket, _ = await open_socket(code, cookie=await cookie_for(tickets[0]))
+        try:
+            await socket.send_json_to({"type": "start", "ref": "start"})
+            in_play = lambda m: m["type"] == "update" and m["game"]["status"] == "playing"  # noqa: E731
+            update, _ = await receive_until(socket, in_play, what="the game in play")
+            assert update["view"]["seat"] == 0
+            await asyncio.sleep(0.7)  # past the deadline: no refusal follows an answered start
+            assert await socket.receive_nothing(timeout=0.2)
+        finally:
             await close_all(socket)
 
 
