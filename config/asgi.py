@@ -1,3 +1,4 @@
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -17,3 +18,7 @@ application = ProtocolTypeRouter(
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+# Django, the apps and their modules live as long as the server: leave them out of every full collection,
+# which otherwise scans them all again while every socket of the process waits.
+gc.freeze()

@@ -5,6 +5,7 @@ the database lock."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import signal
 import threading
@@ -63,6 +64,7 @@ class Command(BaseCommand):
             signal.signal(sig, lambda *_: stop.set())
         counts = services.rebuild_live_index()
         log.info("worker started; index rebuilt: %s", counts)
+        gc.freeze()  # what start-up loaded lives as long as the process: full collections need not scan it
         poll = settings.WICKWISE["WORKER_POLL_SECONDS"]
         last_rebuild = last_expiry = time.monotonic()
         # Moves have threads of their own: a player's move does not queue behind bots' turns.
