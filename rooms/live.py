@@ -43,6 +43,16 @@ def cancel(member: str) -> None:
     client().zrem(key(TIMERS), member)
 
 
+def replace(old: str | None, new: str | None = None, at: float | None = None) -> None:
+    """Drop the timer `old` and schedule `new` at `at`, in one round trip."""
+    pipe = client().pipeline(transaction=False)
+    if old is not None and old != new:
+        pipe.zrem(key(TIMERS), old)
+    if new is not None:
+        pipe.zadd(key(TIMERS), {new: at})
+    pipe.execute()
+
+
 def claim_due(now: float | None = None, limit: int = 100, index: str = TIMERS) -> list[str]:
     now = time.time() if now is None else now
     return client().eval(_CLAIM, 1, key(index), now, limit)

@@ -414,6 +414,9 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None)
             posed.append(seat)
     new_prompt = bool(posed)
     game.prompts = prompts
+    # The countdown this replaces leaves the index too: fired, it would only be dropped, and a worker
+    # firing hundreds of dead countdowns a minute slowed every live move behind them.
+    superseded = f"turn:{game.pk}:{game.deadline_seq}" if game.deadline_at is not None else None
     outcome = spec.engine.outcome(game.state)
     if outcome is not None:
         game.status = Game.Status.FINISHED
@@ -422,7 +425,7 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None)
         game.deadline_at = None
         game.deadline_seq = None
         game.paused_remaining = None
-        return lambda: None
+        return (lambda: live.cancel(superseded)) if superseded else (lambda: None)
     countdown = None
     if new_prompt and not game.is_paused:
         seconds = spec.decision_seconds(game.options)
@@ -436,7 +439,7 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None)
 
     def after_commit():
         if countdown:
-            live.schedule(*countdown)
+            live.replace(superseded, *countdown)
         _schedule_bots(game_id, bot_turns)
 
     return after_commit

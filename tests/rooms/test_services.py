@@ -433,6 +433,16 @@ def test_the_compiled_writes_store_what_save_stores_to_the_end_of_a_game():
         range(1, stored.seq + 1))
 
 
+def test_the_index_holds_only_the_countdown_in_force_to_the_end_of_a_game():
+    code, _tickets, game = started_room(2)
+    while game.status == Game.Status.PLAYING:
+        countdowns = {member for member in timers() if member.startswith(f"turn:{game.pk}:")}
+        assert countdowns == {f"turn:{game.pk}:{game.deadline_seq}"}
+        seat = min(engine.to_act(game.state))
+        game = services.submit_move(room_code=code, seat=seat, seq=game.seq, action=candle_for(game, seat))
+    assert not [member for member in timers() if member.startswith(f"turn:{game.pk}:")]
+
+
 def test_a_move_answering_an_old_position_is_refused_and_changes_nothing():
     code, _tickets, game = started_room(2)
     play_pending(code)  # round 1 is over: both seats decide again, posed at seq 2
