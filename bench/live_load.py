@@ -1,6 +1,6 @@
 """Live-play load: many WebSocket clients in rooms of four playing candles on one daphne and one worker.
 
-    python bench/live_load.py --clients 200 [--games 2] [--think 0] [--pairs 5] [--echo-messages 30]
+    python bench/live_load.py --clients 200 [--games 2] [--think 0] [--pairs 5] [--move-threads 4] [--echo-messages 30]
 
 Prints decisions per second, the server's CPU per move, and the time from a move being sent to every seat
 of its room receiving the update (p50, p99), next to bare Channels consumers on the same server in the
@@ -66,7 +66,7 @@ class Server:
     """daphne + one worker on a fresh database, with the echo baseline mounted. The worker plays the
 sockets' moves (rooms/move_queue.py), so the game's work is counted in the worker's CPU."""
 
-    def __init__(self, redis_url: str):
+    def __init__(self, redis_url: str, *, move_threads: int):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         workdir = ROOT / "var" / "bench"
@@ -91,8 +91,8 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
                 [sys.executable, "-m", "daphne", "-v", "0", "-b", "127.0.0.1", "-p", str(self.port),
                  "--websocket-max-message-size", "8192", "config.asgi:application"],
                 cwd=ROOT, env=self.env, stdout=self.logs, stderr=subprocess.STDOUT),
-            subprocess.Popen([sys.executable, "manage.py", "worker"], cwd=ROOT, env=self.env,
-                             stdout=self.logs, stderr=subprocess.STDOUT),
+            subprocess.Popen([sys.executable, "manage.py", "worker", "--move-threads", str(move_threads)],
+                             cwd=ROOT, env=self.env, stdout=self.logs, stderr=subprocess.STDOUT),
         ]
         deadline = time.time() + 30
         while time.time() < deadline:
@@ -398,6 +398,8 @@ def main() -> int:
                         help="mean seconds a client waits before each move (0: at once)")
     parser.add_argument("--echo-messages", type=int, default=30, help="echo round trips per client, idle")
     parser.add_argument("--echo-clients", type=int, default=20, help="echo sockets measured during the games")
+    parser.add_argument("--move-threads", type=int, default=4,
+                        help="moves the worker plays at once (its --move-threads; on PostgreSQL, rooms in parallel)")
     parser.add_argument("--pairs", type=int, default=5,
                         help="echo-to-every-seat phases, each followed by its games; the ratio is their median")
     args = parser.parse_args()
@@ -405,7 +407,7 @@ def main() -> int:
         parser.error("--clients must be a multiple of 4")
     pairs: list[Pair] = []
     with started_redis() as redis_url:
-        server = Server(redis_url)
+        server = Server(redis_url, move_threads=args.move_threads)
         try:
             cpu_before = server.cpu_seconds()
             echo = asyncio.run(echo_phase(server, args.clients, args.echo_messages))
