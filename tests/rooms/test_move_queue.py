@@ -41,6 +41,15 @@ def answering_within(seconds: float):
     return override_settings(WICKWISE={**settings.WICKWISE, "MOVE_ANSWER_SECONDS": seconds})
 
 
+async def answered_once(socket, frame: dict, answer, *, what: str) -> dict:
+    """Sends a request answered within 0.5 s and returns its answer; no refusal may follow past the deadline."""
+    await socket.send_json_to(frame)
+    message, _ = await receive_until(socket, answer, what=what)
+    await asyncio.sleep(0.7)
+    assert await socket.receive_nothing(timeout=0.2)
+    return message
+
+
 async def test_a_move_no_worker_answers_is_refused_at_its_deadline_and_never_played_later():
     code, tickets, game = await db(started_room)(2)
     with answering_within(0.3):
@@ -88,12 +97,9 @@ async def test_a_start_the_worker_plays_is_answered_by_the_new_games_update():
     with answering_within(0.5):
         socket, _ = await open_socket(code, cookie=await cookie_for(tickets[0]))
         try:
-            await socket.send_json_to({"type": "start", "ref": "start"})
             in_play = lambda m: m["type"] == "update" and m["game"]["status"] == "playing"  # noqa: E731
-            update, _ = await receive_until(socket, in_play, what="the game in play")
+            update = await answered_once(socket, {"type": "start", "ref": "start"}, in_play, what="the game in play")
             assert update["view"]["seat"] == 0
-            await asyncio.sleep(0.7)  # past the deadline: no refusal follows an answered start
-            assert await socket.receive_nothing(timeout=0.2)
         finally:
             await close_all(socket)
 
@@ -105,11 +111,9 @@ async def test_a_move_the_worker_plays_is_answered_by_its_update_alone():
         socket, _ = await open_socket(code, cookie=await cookie_for(tickets[0]))
         try:
             await receive_until(socket, is_type("room"), what="the seat connected")
-            await socket.send_json_to({"type": "move", "seq": 0, "action": candle_for(game, 0)})
-            update, _ = await receive_until(socket, is_update(1), what="the pick")
+            move = {"type": "move", "seq": 0, "action": candle_for(game, 0)}
+            update = await answered_once(socket, move, is_update(1), what="the pick")
             assert update["view"]["my_pick"] == candle_for(game, 0)["candle"]
-            await asyncio.sleep(0.7)  # past the deadline: no refusal follows an answered move
-            assert await socket.receive_nothing(timeout=0.2)
         finally:
             await close_all(socket)
 
