@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import gc
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -44,10 +43,11 @@ _reading = functools.partial(database_sync_to_async, thread_sensitive=False, exe
 
 
 def close_read_pool() -> None:
-    """Stop the read threads; their database connections close with them. For the end of a test run, which
-    cannot drop its database while a connection is open."""
+    """Stop the read threads; their database connections close once collected. For the end of a test run,
+    which cannot drop its database while a connection is open."""
     _READS.shutdown(wait=True)
-    gc.collect()
+
+
 _in_thread = database_sync_to_async(_run_service, thread_sensitive=False)
 
 

@@ -12,7 +12,6 @@ import functools
 import logging
 import threading
 import time
-import weakref
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -87,6 +86,9 @@ class _Compiled:
     converters: dict  # position -> (the ORM's converters for that column, its expression)
 
 
+COMPILED_ON_CONNECTION = "wickwise_compiled"  # the attribute of a connection that holds its compiled reads
+
+
 class _CompiledQuery:
     """A query that every move runs, compiled by the ORM once per database connection, then run on a plain
     cursor, its rows converted by the ORM's own converters for its columns, as a queryset converts them.
@@ -101,12 +103,13 @@ class _CompiledQuery:
     def __init__(self, model, build):
         self.model = model
         self.build = build
-        # Keyed by the thread's connection: converters are the connection's own (its operations object).
-        self.compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def _compiled(self, params: tuple) -> _Compiled:
+        # Kept on the thread's connection, whose own converters (its operations object) it holds: a cache
+        # keyed by the connection elsewhere would keep it, and its open session, after its thread is gone.
         database = connections[DEFAULT_DB_ALIAS]
-        compiled = self.compiled.get(database)
+        cache = database.__dict__.setdefault(COMPILED_ON_CONNECTION, {})
+        compiled = cache.get(self)
         if compiled is None:  # compiled inside the caller's transaction: select_for_update needs one
             compiler = self.build(*params).query.get_compiler(using=DEFAULT_DB_ALIAS)
             sql, built_params = compiler.as_sql()
@@ -114,7 +117,7 @@ class _CompiledQuery:
             expressions = [expression for expression, _sql, _alias in compiler.select]
             attnames = [getattr(getattr(e, "target", None), "attname", None) for e in expressions]
             compiled = _Compiled(sql, attnames, compiler.get_converters(expressions))
-            self.compiled[database] = compiled
+            cache[self] = compiled
         return compiled
 
     def _rows(self, params: tuple) -> tuple[_Compiled, list]:

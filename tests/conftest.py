@@ -40,11 +40,17 @@ def english_after_each_test():
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup):
-    """pytest-django's, and before it drops the test database: the sockets' read threads keep connections."""
+    """pytest-django's, and before it drops the test database, which cannot go while a session is open on it:
+    the sockets' read threads keep their connections, and so do ended threads' connections that config.asgi's
+    gc.freeze() (run again by every test that imports it) moved out of the collector's reach."""
     yield
+    import gc
+
     from rooms.consumers import close_read_pool
 
     close_read_pool()
+    gc.unfreeze()
+    gc.collect()  # a collected connection closes its session
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -8,7 +8,7 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -394,7 +394,7 @@ def test_a_move_reads_and_writes_in_four_queries_compiled_once(monkeypatch):
     compiled = []
     for query in (services._ROOM_FOR_UPDATE, services._LATEST_GAME_FOR_UPDATE):
         monkeypatch.setattr(query, "build", lambda *params, build=query.build: compiled.append(1) or build(*params))
-        query.compiled.clear()
+    connections["default"].__dict__.pop(services.COMPILED_ON_CONNECTION, None)
     services.submit_move(room_code=code, seat=2, seq=0, action=candle_for(game, 2))
     assert len(compiled) == 2
     with CaptureQueriesContext(connection) as captured:  # a pick in mid-round: nothing else to do
@@ -403,6 +403,26 @@ def test_a_move_reads_and_writes_in_four_queries_compiled_once(monkeypatch):
     statements = [q["sql"].split()[0] for q in captured.captured_queries]
     # The room and its game (both locked), then the move's row and the game's.
     assert [s for s in statements if s in ("SELECT", "INSERT", "UPDATE")] == ["SELECT", "SELECT", "INSERT", "UPDATE"]
+
+
+def test_a_thread_that_moved_leaves_no_connection_behind_when_it_ends():
+    """The compiled reads live on the thread's own connection: once the thread is gone, its connection
+    (and its session on the database) goes with it instead of being kept by a cache."""
+    import gc
+    import weakref
+
+    code, _tickets, game = started_room(2)
+    held = []
+
+    def move_in_a_thread():
+        services.submit_move(room_code=code, seat=0, seq=0, action=candle_for(game, 0))
+        held.append(weakref.ref(connections["default"]))  # the connection this thread moved on
+
+    thread = threading.Thread(target=move_in_a_thread)
+    thread.start()
+    thread.join()
+    gc.collect()
+    assert held and held[0]() is None
 
 
 @rolled_back
