@@ -33,10 +33,13 @@
   // --- how to name things ----------------------------------------------------------------------
 
   function seatName(record, seat) {
-    const player = (record.players || [])[seat] || {};
+    const players = record.players || [];
+    const player = players[seat] || {};
     const number = seat + 1;
     if (player.bot || !player.name) {
-      return fmt(gettext("Bot (seat %(seat)s)"), { seat: number });
+      // Numbered among the bots, as the room names them ("Bot 2" in the room is "Bot 2 (seat 3)" here).
+      const bots = players.slice(0, seat + 1).filter((p) => p && (p.bot || !p.name)).length;
+      return fmt(gettext("Bot %(n)s (seat %(seat)s)"), { n: bots, seat: number });
     }
     return fmt(gettext("%(name)s (seat %(seat)s)"), { name: player.name, seat: number });
   }

@@ -257,6 +257,12 @@ def test_the_verify_page_checks_a_finished_game(finished_game, live_site, module
     assert "All 14 checks passed" in page.text_content("[role=status]")
     assert "Round 6" in page.text_content("#verify-checks")
     assert finished_game.fingerprint in page.text_content("#verify-checks [data-check=fingerprint]")
+    # Bots are numbered among the bots, as the room names them.
+    bot_seats = [seat for seat, player in enumerate(finished_game.players) if player["bot"]]
+    assert bot_seats, "the test game needs a bot"
+    seeds = page.text_content("#verify-checks [data-check=client_seeds]")
+    for number, seat in enumerate(bot_seats, start=1):
+        assert f"Bot {number} (seat {seat + 1})" in seeds
     assert page.is_hidden("#verify-error")
 
     # The fetched record is in the text box: change the result, and the page says where it fails.
