@@ -6,6 +6,7 @@ the decision timer. Each game app registers its spec in `games/<slug>/spec.py`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
 
@@ -31,6 +32,9 @@ class GameSpec:
     timer_seconds: int = 30  # used when there is no timer option
     # The engine's refusal codes in the players' words (lazy translated); rooms/ words the common ones.
     refusals: dict[str, object] = field(default_factory=dict)
+    # Seconds the table takes to show a move's events (a reveal told candle by candle, say). The countdown
+    # of a decision that move poses starts after them, so watching the table costs nobody thinking time.
+    showing_seconds: Callable[[list[dict]], float] | None = None
 
     def clean_options(self, raw: dict | None) -> dict:
         """Options with defaults filled in; raises ValueError naming the first bad one."""
@@ -51,8 +55,15 @@ class GameSpec:
             return int(options[self.timer_option])
         return self.timer_seconds
 
+    def countdown_seconds(self, options: dict, events) -> float:
+        """The countdown of a decision posed by a move with these events: the time to show them, then
+        the decision's own time."""
+        showing = self.showing_seconds(events) if self.showing_seconds else 0.0
+        return self.decision_seconds(options) + showing
+
 
 _GAMES: dict[str, GameSpec] = {}
+_loaded = False
 
 
 def register(spec: GameSpec) -> GameSpec:
@@ -71,10 +82,14 @@ def all_games() -> list[GameSpec]:
 
 
 def _load() -> None:
-    if not _GAMES:
-        from importlib import import_module
+    # Every listed game once, even when a spec was imported on its own first and so registered already.
+    global _loaded
+    if _loaded:
+        return
+    from importlib import import_module
 
-        from django.conf import settings
+    from django.conf import settings
 
-        for slug in settings.WICKWISE_GAMES:
-            import_module(f"games.{slug}.spec")
+    for slug in settings.WICKWISE_GAMES:
+        import_module(f"games.{slug}.spec")
+    _loaded = True

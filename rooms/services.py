@@ -406,8 +406,9 @@ def _pending(game: Game, spec) -> list[int]:
     return list(spec.engine.to_act(game.state))
 
 
-def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None):
-    """Update prompts and the countdown after the state changed; returns what to do after commit."""
+def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None, events=()):
+    """Update prompts and the countdown after the state changed (by a move with these events); returns
+    what to do after commit."""
     now_acting = _pending(game, spec)
     prompts = {k: v for k, v in game.prompts.items() if int(k) in now_acting}
     posed = []
@@ -431,7 +432,7 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None)
         return (lambda: live.cancel(superseded)) if superseded else (lambda: None)
     countdown = None
     if new_prompt and not game.is_paused:
-        seconds = spec.decision_seconds(game.options)
+        seconds = spec.countdown_seconds(game.options, events)
         game.deadline_at = timezone.now() + timedelta(seconds=seconds)
         game.deadline_seq = game.seq
         countdown = (f"turn:{game.pk}:{game.seq}", game.deadline_at.timestamp())
@@ -510,7 +511,7 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
     game.state = state
     game.seq += 1
     _INSERT_MOVE.run(Move(game=game, seq=game.seq, seat=seat, action=action, by=by))
-    after = _advance(game, spec, previous_to_act=acting, acted=seat)
+    after = _advance(game, spec, previous_to_act=acting, acted=seat, events=events)
     _SAVE_WHAT_A_MOVE_CHANGES.run(game)
     _touch(room, every_move=True)
     transaction.on_commit(broadcast.prepare_game_update(game, events, mover=mover))

@@ -794,6 +794,9 @@
     if (left === null) return;
     var paused = isPaused(game);
     var total = game.decision_seconds || left || 1;
+    // A countdown posed by a reveal has the reveal's time on top: the clock holds at the full time
+    // while the table tells it, then runs (rooms' countdown_seconds).
+    left = Math.min(left, total);
     var seconds = Math.ceil(left);
     timer.classList.toggle("paused", paused);
     timer.classList.toggle("urgent", !paused && left <= 5);
