@@ -180,6 +180,12 @@ def captured_broadcasts():
         yield sent
 
 
+def countdown_after_the_last_reveal(game) -> float:
+    """A candles round's countdown: its timer, with the time the table takes to tell the reveal before it."""
+    placed = [{"type": "place", **placement} for placement in game.state["last_round"]]
+    return registry.get("candles").countdown_seconds(game.options, placed)
+
+
 def game_updates(sent: list[tuple[str, dict]]) -> list[dict]:
     """Each game.update sent, with its seq and the public game (as every seat receives them)."""
     updates = []

@@ -18,6 +18,7 @@ from tests.rooms.helpers import (
     Workers,
     bring_deadline_forward,
     candle_for,
+    countdown_after_the_last_reveal,
     play_pending,
     started_room,
     timers,
@@ -72,7 +73,8 @@ def test_a_countdown_fires_with_no_browser_connected(workers):
     actions = dict(Move.objects.filter(game=game, by=Move.By.TABLE).values_list("seat", "action"))
     assert actions == expected
     assert (game.seq, game.state["round"], game.prompts) == (3, 2, {"0": 3, "1": 3, "2": 3})
-    assert game.deadline_seq == 3 and fired < game.deadline_at <= timezone.now() + timedelta(seconds=15)
+    countdown = timedelta(seconds=countdown_after_the_last_reveal(game))
+    assert game.deadline_seq == 3 and fired < game.deadline_at <= timezone.now() + countdown
     member = f"turn:{game.pk}:3"  # put in the index just after the commit
     assert wait_for(lambda: timers().get(member), what="the next countdown") == pytest.approx(
         game.deadline_at.timestamp())
