@@ -44,6 +44,13 @@
     return fmt(gettext("%(name)s (seat %(seat)s)"), { name: player.name, seat: number });
   }
 
+  // The site's own reasons in words; any other is shown as the record gives it.
+  function endReasonWords(reason) {
+    if (reason === "expired") return gettext("the room expired");
+    if (reason === "admin") return gettext("an administrator ended it");
+    return reason || gettext("no reason given");
+  }
+
   function illegalReason(error, presenter) {
     const reasons = {
       game_over: gettext("the game was already over"),
@@ -270,7 +277,7 @@
     const outcome = rules.outcome(state);
     const moves = record.moves.length;
     if (record.status === "ended") {
-      const reason = record.end_reason || gettext("no reason given");
+      const reason = endReasonWords(record.end_reason);
       const early = pass("ended_early", gettext("Ended early"), [fmt(
         gettext("The game ended early (%(reason)s) after %(moves)s moves; everything up to there was replayed."),
         { reason, moves },

@@ -227,6 +227,8 @@ def test_a_game_ended_early_verifies_in_the_browser(scripts):
     assert all(check["ok"] for check in checks)
     names = [check["name"] for check in checks]
     assert "ended_early" in names
+    early = next(check for check in checks if check["name"] == "ended_early")
+    assert "(an administrator ended it)" in early["lines"][0]  # the record's "admin", in words
     unfinished = [c for c in checks if c["name"] == "step" and "not finished" in c["title"]]
     assert unfinished and "1 of 3 picks" in unfinished[0]["lines"][0]
 
