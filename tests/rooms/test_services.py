@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import threading
+import weakref
 from datetime import timedelta
 
 import pytest
@@ -409,9 +411,6 @@ def test_a_move_reads_and_writes_in_four_queries_compiled_once(monkeypatch):
 def test_a_thread_that_moved_leaves_no_connection_behind_when_it_ends():
     """The compiled reads live on the thread's own connection: once the thread is gone, its connection
     (and its session on the database) goes with it instead of being kept by a cache."""
-    import gc
-    import weakref
-
     code, _tickets, game = started_room(2)
     held = []
 

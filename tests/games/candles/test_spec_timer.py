@@ -31,5 +31,5 @@ def test_a_reveal_adds_the_time_the_table_takes_to_tell_it():
 def test_games_without_a_showing_time_count_down_their_decision_time_only():
     for slug in ("trails", "pots"):
         spec = registry.get(slug)
-        assert spec.countdown_seconds(spec.clean_options({}), [{"type": "anything"}]) == spec.decision_seconds(
-            spec.clean_options({}))
+        options = spec.clean_options({})
+        assert spec.countdown_seconds(options, [{"type": "anything"}]) == spec.decision_seconds(options)

@@ -323,7 +323,8 @@
     // --- the reveal, told candle by candle -------------------------------------------------------
 
     /* Milliseconds: the pause on the shown picks, each placement (its flight included), one flight,
-       the slide of a collected shelf, and the pause before the final view. */
+       the slide of a collected shelf, and the pause before the final view. The server adds the full-motion
+       reveal to the next round's countdown (reveal_seconds in games/candles/spec.py): change them together. */
     pace(players) {
       if (prefersReducedMotion()) return { reveal: 350, step: 260, fly: 120, tip: 150, settle: 150, reduced: true };
       return { reveal: 750, step: players > 6 ? 480 : 600, fly: 420, tip: 420, settle: 250, reduced: false };
