@@ -410,6 +410,11 @@ def test_a_pause_survives_the_worker_and_redis_restarting(slug):
     assert timers()[f"turn:{game.pk}:{game.deadline_seq}"] == pytest.approx(game.deadline_at.timestamp())
     if drafted is not None:
         assert drafts.shown(game)["draft"] == drafted and game.paused_draft is None
+        if decision["type"] in spec.undo_draft_before:  # the restored draft is live: it must be undone first
+            with pytest.raises(services.ServiceError) as refused:
+                services.submit_move(room_code=code, seat=seat, seq=game.seq, action=decision)
+            assert refused.value.code == "undo_draft_first"
+            drafts.accept(room_code=code, seat=seat, seq=game.seq, draft=samples(game)["unchanged"])
     services.submit_move(room_code=code, seat=seat, seq=game.seq, action=decision)
 
 
