@@ -538,3 +538,17 @@ def test_the_clocks_leave_out_paused_time_and_the_untimed_decision(slug):
     assert game.clocks["used"] == used and game.clocks["total"] == 25.0
     public = snapshots.public_game(game)["clocks"]
     assert public["since"] == now[0] and public["running"] == spec.engine.to_act(game.state)
+
+
+@pytest.mark.parametrize("slug", [s for s in PAUSABLE if s in UNTIMED])
+def test_a_pause_during_a_decision_with_no_countdown_resumes_with_none(slug):
+    code, _tickets, game = started(slug)
+    seat = pending_seat(game)
+    services.pause_from_seat(room_code=code, seat=seat)
+    game.refresh_from_db()
+    assert game.paused_remaining == 0 and game.deadline_seq is None
+    services.resume_from_seat(room_code=code, seat=seat)
+    game.refresh_from_db()
+    assert game.deadline_at is None and not [m for m in timers() if m.startswith(f"turn:{game.pk}:")]
+    assert game.clocks["since"] is None
+    to_first_timed_decision(code, game)
