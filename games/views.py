@@ -1,3 +1,6 @@
+import functools
+
+from django.contrib.staticfiles import finders
 from django.http import Http404
 from django.shortcuts import render
 from django.utils.translation import gettext as _
@@ -10,8 +13,14 @@ from games import registry
 def verify(request):
     return render(request, "games/verify.html", {
         "room": request.GET.get("room", "")[:12], "number": request.GET.get("n", "")[:6],
-        "games": registry.all_games(),
+        "games": [spec for spec in registry.all_games() if _has_browser_rules(spec.slug)],
     })
+
+
+@functools.cache
+def _has_browser_rules(slug: str) -> bool:
+    """The Verify page replays the games whose rules are ported to JavaScript (static/<slug>/rules.js)."""
+    return finders.find(f"{slug}/rules.js") is not None
 
 
 @require_GET
@@ -20,4 +29,6 @@ def how_to_play(request, game: str):
         spec = registry.get(game)
     except KeyError:
         raise Http404(_("There is no such game.")) from None
-    return render(request, f"{spec.slug}/how_to_play.html", {"spec": spec, "games": registry.all_games()})
+    if not spec.listed:  # its rule page comes with its table
+        raise Http404(_("There is no such game."))
+    return render(request, f"{spec.slug}/how_to_play.html", {"spec": spec, "games": registry.listed_games()})

@@ -37,8 +37,9 @@ INSTALLED_APPS = [
     "games.candles",
     "games.trails",
     "games.pots",
+    "games.tiles",
 ]
-WICKWISE_GAMES = ["candles", "trails", "pots"]
+WICKWISE_GAMES = ["candles", "trails", "pots", "tiles"]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
