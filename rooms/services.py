@@ -441,7 +441,7 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
         game.paused_remaining = None
         clocks.settle(game, time.time())
         return (lambda: live.cancel(superseded)) if superseded else (lambda: None)
-    countdown = None
+    countdown = dropped = None
     timed = spec.timed(game.state)
     if new_prompt and not game.is_paused:
         if timed:
@@ -452,6 +452,7 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
         else:  # a decision with no countdown (a chooser's "Start the game"): the next one starts the clock
             game.deadline_at = None
             game.deadline_seq = None
+            dropped = superseded
     if not game.is_paused:
         clocks.restart(game, now_acting if timed else [], time.time())
     # Only newly posed decisions: older ones were scheduled when posed (a seat handed to a stand-in
@@ -462,8 +463,8 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
     def after_commit():
         if countdown:
             live.replace(superseded, *countdown)
-        elif superseded and game.deadline_at is None:
-            live.cancel(superseded)
+        elif dropped:
+            live.cancel(dropped)
         _schedule_bots(game_id, bot_turns)
 
     return after_commit
