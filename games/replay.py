@@ -143,13 +143,20 @@ def _apply_move(engine: ModuleType, state: dict, move: object, expected_seq: int
     if move.get("seq") != expected_seq:
         raise ReplayError("move", f"expected move #{expected_seq}, found #{move.get('seq')}")
     seat = _json_number(move.get("seat"))
-    if type(seat) is not int or seat not in engine.to_act(state):
+    action = _json_number(move.get("action"))
+    if type(seat) is not int or (seat not in engine.to_act(state) and not _out_of_turn(engine, action)):
         raise ReplayError("move", f"{_describe_move(move)}: that seat was not to act")
     try:
-        state, _events = engine.apply(state, seat, _json_number(move.get("action")), rng)
+        state, _events = engine.apply(state, seat, action, rng)
     except IllegalAction as error:
         raise ReplayError("move", f"{_describe_move(move)}: illegal ({error.code}: {error.message})") from None
     return state
+
+
+def _out_of_turn(engine: ModuleType, action: object) -> bool:
+    """An action the engine takes from a seat that is not to act (tiles: resign, by any seat still in
+    play); the engine itself refuses it from a seat that may not send it."""
+    return isinstance(action, dict) and action.get("type") in getattr(engine, "OUT_OF_TURN", ())
 
 
 def _json_number(value: object) -> object:
@@ -258,7 +265,12 @@ def _final_checks(engine: ModuleType, state: dict, record: dict) -> list[Check]:
 
 
 def _describe_ranking(ranking: list[dict]) -> str:
-    return ", ".join(f"place {r['place']}: seat {r['seat'] + 1} ({r['score']})" for r in ranking)
+    """Each row's place and seat, then whatever else the game ranks by (its score, points left...)."""
+    def rest(row: dict) -> str:
+        return ", ".join(str(value) if key == "score" else f"{key} {json.dumps(value)}"
+                         for key, value in row.items() if key not in ("seat", "place"))
+
+    return ", ".join(f"place {r['place']}: seat {r['seat'] + 1} ({rest(r)})" for r in ranking)
 
 
 def all_ok(checks: list[Check]) -> bool:
