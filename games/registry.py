@@ -35,6 +35,20 @@ class GameSpec:
     # Seconds the table takes to show a move's events (a reveal told candle by candle, say). The countdown
     # of a decision that move poses starts after them, so watching the table costs nobody thinking time.
     showing_seconds: Callable[[list[dict]], float] | None = None
+    # False keeps the game out of the browser (home page, create form, rule pages) until its table exists;
+    # programs can still play it through the JSON API and the socket (docs/protocol.md).
+    listed: bool = True
+    # The game starts by itself the moment the last free seat is taken (the host may still start earlier,
+    # with bots in the empty seats).
+    start_when_full: bool = False
+    # Any seat in play may pause and resume from the socket.
+    pausable: bool = False
+    # The seat to act shares its unfinished decision as it goes (a `draft`): checked by `engine.check_draft`,
+    # kept in Redis, relayed to the room.
+    drafts: bool = False
+    # Action types refused from a player while its live draft is not `draft_unchanged` (undo first).
+    undo_draft_before: frozenset[str] = frozenset()
+    draft_unchanged: Callable[[dict, dict], bool] | None = None
 
     def clean_options(self, raw: dict | None) -> dict:
         """Options with defaults filled in; raises ValueError naming the first bad one."""
@@ -61,6 +75,29 @@ class GameSpec:
         showing = self.showing_seconds(events) if self.showing_seconds else 0.0
         return self.decision_seconds(options) + showing
 
+    # --- the engine's optional hooks (games that do not define them get the defaults) ---------------
+
+    def out_of_turn(self, action) -> bool:
+        """Whether a seat that is not to act may send this action (resign, say)."""
+        allowed = getattr(self.engine, "OUT_OF_TURN", None)
+        return bool(allowed) and isinstance(action, dict) and action.get("type") in allowed
+
+    def allowed_while_paused(self, action) -> bool:
+        allowed = getattr(self.engine, "WHILE_PAUSED", None)
+        return bool(allowed) and isinstance(action, dict) and action.get("type") in allowed
+
+    def timed(self, state: dict) -> bool:
+        """Whether the decisions now posed get a countdown."""
+        timed = getattr(self.engine, "timed", None)
+        return True if timed is None else bool(timed(state))
+
+    def in_play(self, state: dict) -> list[int]:
+        """The seats still playing: they may pause and resume."""
+        in_play = getattr(self.engine, "in_play", None)
+        if in_play is not None:
+            return list(in_play(state))
+        return [] if self.engine.outcome(state) is not None else list(range(state["seats"]))
+
 
 _GAMES: dict[str, GameSpec] = {}
 _loaded = False
@@ -79,6 +116,11 @@ def get(slug: str) -> GameSpec:
 def all_games() -> list[GameSpec]:
     _load()
     return list(_GAMES.values())
+
+
+def listed_games() -> list[GameSpec]:
+    """The games a browser is offered: those whose table exists."""
+    return [spec for spec in all_games() if spec.listed]
 
 
 def _load() -> None:

@@ -154,9 +154,9 @@ def _apply_move(engine: ModuleType, state: dict, move: object, expected_seq: int
 
 
 def _out_of_turn(engine: ModuleType, action: object) -> bool:
-    """An action the engine takes from a seat that is not to act (tiles: resign, by any seat still in
-    play); the engine itself refuses it from a seat that may not send it."""
-    return isinstance(action, dict) and action.get("type") in getattr(engine, "OUT_OF_TURN", ())
+    """An action the engine takes from a seat that is not to act (resign, say): the engine judges it."""
+    allowed = getattr(engine, "OUT_OF_TURN", None)
+    return bool(allowed) and isinstance(action, dict) and action.get("type") in allowed
 
 
 def _json_number(value: object) -> object:
@@ -265,12 +265,12 @@ def _final_checks(engine: ModuleType, state: dict, record: dict) -> list[Check]:
 
 
 def _describe_ranking(ranking: list[dict]) -> str:
-    """Each row's place and seat, then whatever else the game ranks by (its score, points left...)."""
-    def rest(row: dict) -> str:
-        return ", ".join(str(value) if key == "score" else f"{key} {json.dumps(value)}"
-                         for key, value in row.items() if key not in ("seat", "place"))
+    return ", ".join(f"place {r['place']}: seat {r['seat'] + 1} ({_score(r)})" for r in ranking)
 
-    return ", ".join(f"place {r['place']}: seat {r['seat'] + 1} ({rest(r)})" for r in ranking)
+
+def _score(row: dict) -> object:
+    # Games name the figure they rank by: a score, or the points left in hand.
+    return row["score"] if "score" in row else row.get("points")
 
 
 def all_ok(checks: list[Check]) -> bool:

@@ -20,11 +20,11 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 
-from rooms import broadcast, live, move_queue, services, snapshots
+from rooms import broadcast, drafts, live, move_queue, services, snapshots
 from rooms.identity import language_from_scope, seat_from_scope
 from rooms.models import Room
 
-CLIENT_TYPES = {"move", "sync", "ping", "auth", "client_seed", "start", "play_again"}
+CLIENT_TYPES = {"move", "sync", "ping", "auth", "client_seed", "start", "play_again", "draft", "pause", "resume"}
 
 
 def _run_service(function, /, **kwargs):
@@ -66,6 +66,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.language = language_from_scope(self.scope)
         self.tokens = float(settings.WICKWISE["WS_RATE_BURST"])
         self.refilled = time.monotonic()
+        self.draft_tokens, self.draft_refilled = drafts.BURST, self.refilled
         self.groups_joined: list[str] = []
         self.requests_sent = 0
         self.unanswered: dict[str, asyncio.TimerHandle] = {}  # a request handed to the worker -> its deadline
@@ -142,7 +143,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         try:
             await handler(message)
         except services.ServiceError as error:
-            await self._error(error.code, error.message, ref=message.get("ref"))
+            await self._error(error.code, error.message, ref=message.get("ref"), details=error.details)
             if error.code == "stale_seq":
                 await self._send_snapshot()
 
@@ -224,6 +225,35 @@ class RoomConsumer(AsyncWebsocketConsumer):
                                                    "stands, please try again."), ref=ref)
         await self._send_snapshot()
 
+    # --- drafts, pause and resume (games whose spec allows them) ---------------------------------
+
+    async def on_draft(self, message):
+        """Checked and kept here, without the worker: a draft decides nothing, and comes several a second."""
+        self._need_seat()
+        if not self._take_draft_token():
+            raise services.ServiceError("rate_limited", _("Too many drafts; slow down."))
+        shown = await _reading(drafts.accept)(room_code=self.room_code, seat=self.seat, seq=message.get("seq"),
+                                              draft=message.get("draft"))
+        await self.channel_layer.group_send(broadcast.room_group(self.room_code), {"type": "draft.relay", **shown})
+
+    def _take_draft_token(self) -> bool:
+        now = time.monotonic()
+        self.draft_tokens = min(drafts.BURST, self.draft_tokens + (now - self.draft_refilled) * drafts.PER_SECOND)
+        self.draft_refilled = now
+        if self.draft_tokens < 1:
+            return False
+        self.draft_tokens -= 1
+        return True
+
+    async def on_pause(self, message):
+        # In daphne's database threads, not the worker: pauses are rare and cheap.
+        self._need_seat()
+        await call_service(services.pause_from_seat, room_code=self.room_code, seat=self.seat)
+
+    async def on_resume(self, message):
+        self._need_seat()
+        await call_service(services.resume_from_seat, room_code=self.room_code, seat=self.seat)
+
     async def on_client_seed(self, message):
         self._need_seat()
         await call_service(
@@ -235,10 +265,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def _send_json(self, payload: dict):
         await self.send(text_data=json.dumps(payload, separators=(",", ":")))
 
-    async def _error(self, code: str, message: str, ref=None):
+    async def _error(self, code: str, message: str, ref=None, details=None):
         payload = {"type": "error", "code": code, "message": str(message)}
         if ref is not None and isinstance(ref, (str, int)):
             payload["ref"] = ref
+        if details is not None:
+            payload["details"] = details
         await self._send_json(payload)
 
     async def _send_snapshot(self):
@@ -263,6 +295,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             "room_digest": snapshots.room_digest(public),
             "game": snapshots.public_game(game) if game else None,
             "view": snapshots.seat_view(game, self.seat) if game else None,
+            "draft": drafts.shown(game) if game else None,
             "server_time": time.time(),
         }
 
@@ -278,12 +311,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 deadline.cancel()
         await self.send(text_data=broadcast.stamped(broadcast.text_for_seat(event, self.seat), time.time()))
 
+    async def draft_relay(self, event):
+        await self._send_json({"type": "draft", "seat": event["seat"], "seq": event["seq"], "draft": event["draft"]})
+
     async def request_refused(self, event):
         """The worker refused this socket's request; it changed nothing."""
         deadline = self.unanswered.pop(event["mover"], None)
         if deadline is None:
             return  # already told, at its deadline
         deadline.cancel()
-        await self._error(event["code"], event["message"], ref=event["ref"])
+        await self._error(event["code"], event["message"], ref=event["ref"], details=event.get("details"))
         if event["code"] == "stale_seq":
             await self._send_snapshot()

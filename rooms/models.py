@@ -83,6 +83,10 @@ class Game(models.Model):
     deadline_at = models.DateTimeField(_("decision deadline"), null=True, blank=True)
     deadline_seq = models.PositiveIntegerField(null=True, blank=True)
     paused_remaining = models.FloatField(_("paused with seconds left"), null=True, blank=True)
+    # The live draft (rooms/drafts.py) while paused: Redis holds it in play, the database across a pause.
+    paused_draft = models.JSONField(_("draft kept by the pause"), null=True, blank=True)
+    # Each seat's time used and the game's total, paused time and untimed decisions left out (rooms/clocks.py).
+    clocks = models.JSONField(_("clocks"), default=dict, blank=True)
     result = models.JSONField(_("result"), null=True, blank=True)
     end_reason = models.CharField(_("end reason"), max_length=20, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)

@@ -98,7 +98,7 @@ def play(payload: dict) -> None:
         except services.ServiceError as error:
             broadcast.send_to_socket(payload["reply_to"], {
                 "type": "request.refused", "mover": payload["mover"], "code": error.code,
-                "message": str(error.message), "ref": payload["ref"],
+                "message": str(error.message), "ref": payload["ref"], "details": error.details,
             })
 
 

@@ -24,7 +24,7 @@ from django.utils.translation import gettext_lazy as _lazy
 
 from games import fairness, registry
 from games.errors import IllegalAction
-from rooms import broadcast, codes, live
+from rooms import broadcast, clocks, codes, live
 from rooms.models import Game, Move, Room, Seat
 
 log = logging.getLogger(__name__)
@@ -33,6 +33,7 @@ NAME_MAX = 24
 _BOT_OR_STAND_IN = Q(is_bot=True) | Q(stand_in=True)
 _FIELDS_A_MOVE_CHANGES = [
     "state", "seq", "prompts", "deadline_at", "deadline_seq", "paused_remaining", "status", "result", "ended_at",
+    "clocks",
 ]
 
 
@@ -55,10 +56,11 @@ def _writing():
 class ServiceError(Exception):
     """A refusal with a stable code and a message for the person who asked; nothing was changed."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, details: dict | None = None):
         super().__init__(message)
         self.code = code
         self.message = message
+        self.details = details  # what a program needs to show why (the engine's, for an illegal move)
 
 
 @dataclass(frozen=True)
@@ -322,7 +324,15 @@ def join_room(*, room_code: str, name: str, user=None) -> SeatTicket:
         free = room.seats.filter(is_bot=False, return_code_hash="").order_by("index").first()
         if free is None or _current_game(room).status != Game.Status.LOBBY:
             raise ServiceError("room_full", _("Every seat in this room is taken."))
-        return _take_seat(room, free, name=name, user=user)
+        ticket = _take_seat(room, free, name=name, user=user)
+        _start_if_full(room)
+        return ticket
+
+
+def _start_if_full(room: Room) -> None:
+    """A game that starts by itself does so as the last free seat is taken (in the same transaction)."""
+    if registry.get(room.game).start_when_full and not room.seats.filter(is_bot=False, return_code_hash="").exists():
+        start_game(room_code=room.code, seat=None)
 
 
 def seat_by_return_code(*, return_code: str) -> Seat:
@@ -429,13 +439,21 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
         game.deadline_at = None
         game.deadline_seq = None
         game.paused_remaining = None
+        clocks.settle(game, time.time())
         return (lambda: live.cancel(superseded)) if superseded else (lambda: None)
     countdown = None
+    timed = spec.timed(game.state)
     if new_prompt and not game.is_paused:
-        seconds = spec.countdown_seconds(game.options, events)
-        game.deadline_at = timezone.now() + timedelta(seconds=seconds)
-        game.deadline_seq = game.seq
-        countdown = (f"turn:{game.pk}:{game.seq}", game.deadline_at.timestamp())
+        if timed:
+            seconds = spec.countdown_seconds(game.options, events)
+            game.deadline_at = timezone.now() + timedelta(seconds=seconds)
+            game.deadline_seq = game.seq
+            countdown = (f"turn:{game.pk}:{game.seq}", game.deadline_at.timestamp())
+        else:  # a decision with no countdown (a chooser's "Start the game"): the next one starts the clock
+            game.deadline_at = None
+            game.deadline_seq = None
+    if not game.is_paused:
+        clocks.restart(game, now_acting if timed else [], time.time())
     # Only newly posed decisions: older ones were scheduled when posed (a seat handed to a stand-in
     # later is scheduled by fire_grace, and the worker's rebuild catches anything lost).
     bot_turns = [] if game.is_paused else [(seat, game.seq) for seat in posed]
@@ -444,6 +462,8 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
     def after_commit():
         if countdown:
             live.replace(superseded, *countdown)
+        elif superseded and game.deadline_at is None:
+            live.cancel(superseded)
         _schedule_bots(game_id, bot_turns)
 
     return after_commit
@@ -488,26 +508,33 @@ _COMMON_REFUSALS = {
 }
 
 
-def _refusal(spec, error: IllegalAction) -> str:
+def refusal_text(spec, error: IllegalAction) -> str:
     return str(spec.refusals.get(error.code) or _COMMON_REFUSALS.get(error.code) or error.message)
 
 
 def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: str, mover: str | None = None) -> None:
     if game.status != Game.Status.PLAYING:
         raise ServiceError("not_playing", _("There is no game in play."))
-    if game.is_paused:
-        raise ServiceError("paused", _("The game is paused."))
     spec = registry.get(game.game)
+    if game.is_paused and not spec.allowed_while_paused(action):
+        raise ServiceError("paused", _("The game is paused."))
     acting = _pending(game, spec)
-    if seat not in acting:
+    if seat in acting:
+        if seq > game.seq or seq < game.prompts.get(str(seat), 0):
+            raise ServiceError("stale_seq", _("That move answers an old position; here is the current one."))
+    elif spec.out_of_turn(action):  # a seat not to act (resigning, say): any seq it has seen will do
+        if seq > game.seq:
+            raise ServiceError("stale_seq", _("That move answers an old position; here is the current one."))
+    else:
         raise ServiceError("not_your_turn", _("It is not your turn to decide."))
-    if seq > game.seq or seq < game.prompts.get(str(seat), 0):
-        raise ServiceError("stale_seq", _("That move answers an old position; here is the current one."))
+    if by == Move.By.PLAYER and spec.drafts and isinstance(action, dict) and (
+            action.get("type") in spec.undo_draft_before):
+        _refuse_while_draft_changed(game, spec, seat)
     try:
         state, events = spec.engine.apply(game.state, seat, action, _rng(game))
     except IllegalAction as error:
         raise ServiceError(f"illegal:{error.code}", _("That move is not allowed: %(reason)s") % {
-            "reason": _refusal(spec, error)}) from None
+            "reason": refusal_text(spec, error)}, getattr(error, "details", None)) from None
     game.state = state
     game.seq += 1
     _INSERT_MOVE.run(Move(game=game, seq=game.seq, seat=seat, action=action, by=by))
@@ -516,9 +543,30 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
     _touch(room, every_move=True)
     transaction.on_commit(broadcast.prepare_game_update(game, events, mover=mover))
     transaction.on_commit(after)
+    if spec.drafts:
+        _discard_ended_draft(game)
     if game.is_over:
         _new_game(room)
         transaction.on_commit(lambda: broadcast.room_changed(room.code))
+
+
+def _refuse_while_draft_changed(game: Game, spec, seat: int) -> None:
+    """Some actions (tiles: draw) need the table as the turn found it: the player undoes its changes first.
+    The table's choice on timeout is not refused: the move discards the draft."""
+    from rooms import drafts
+
+    kept = drafts.kept(game)
+    if kept is not None and kept["seat"] == seat and not spec.draft_unchanged(game.state, kept["draft"]):
+        raise ServiceError("undo_draft_first", _("Undo your changes first: this move needs the position as your "
+                                                 "turn found it."))
+
+
+def _discard_ended_draft(game: Game) -> None:
+    """After the commit, the draft goes unless the decision it was made for is still pending."""
+    from rooms import drafts
+
+    game_id, prompts = game.pk, dict(game.prompts) if not game.is_over else {}
+    transaction.on_commit(lambda: drafts.discard_stale(game_id, prompts))
 
 
 def fire_countdown(*, game_id: int, seq: int) -> int:
@@ -641,12 +689,17 @@ def fire_grace(*, room_code: str, seat: int) -> bool:
 
 # --- pause, end, expiry -----------------------------------------------------------------------
 
-def pause_game(*, game_id: int) -> None:
-    """Freeze the countdown: the deadline leaves the index and what was left is kept."""
+def pause_game(*, game_id: int, seat: int | None = None) -> None:
+    """Freeze the game: the countdown leaves the index and what was left is kept, with the live draft, in the
+    database, so a pause survives every process and Redis restarting; the clocks stop. `seat`: a player
+    pausing from the socket (the game must be pausable and the seat in play); None: the platform."""
     with _writing():
-        game = Game.objects.select_for_update().get(pk=game_id)
+        room, game = _locked_room_and_game(game_id)
         if game.status != Game.Status.PLAYING or game.is_paused:
             raise ServiceError("cannot_pause", _("Only a game in play that is not paused can be paused."))
+        spec = registry.get(game.game)
+        if seat is not None:
+            _check_may_pause(spec, game, seat)
         left = 0.0
         if game.deadline_at is not None:
             left = max(0.0, (game.deadline_at - timezone.now()).total_seconds())
@@ -654,26 +707,81 @@ def pause_game(*, game_id: int) -> None:
             transaction.on_commit(lambda: live.cancel(member))
         game.paused_remaining = left
         game.deadline_at = None
-        game.save(update_fields=["paused_remaining", "deadline_at"])
-        transaction.on_commit(lambda: broadcast.game_changed(game_id, [{"type": "paused"}]))
+        game.paused_draft = None
+        if spec.drafts:
+            from rooms import drafts
+
+            game.paused_draft = drafts.kept(game)
+            transaction.on_commit(lambda: drafts.discard(game_id))
+        clocks.settle(game, time.time())
+        game.save(update_fields=["paused_remaining", "deadline_at", "paused_draft", "clocks"])
+        event = {"type": "paused", "seat": seat}
+        if spec.drafts:
+            event["draft"] = drafts.public(game.paused_draft)
+        transaction.on_commit(lambda: broadcast.game_changed(game_id, [event]))
 
 
-def resume_game(*, game_id: int) -> None:
+def resume_game(*, game_id: int, seat: int | None = None) -> None:
+    """The countdown gets a new deadline of now + what was left, the draft goes back to Redis, the clocks and
+    the bots' pending turns start again. `seat`: a player resuming from the socket; None: the platform."""
     with _writing():
-        game = Game.objects.select_for_update().get(pk=game_id)
+        room, game = _locked_room_and_game(game_id)
         if not game.is_paused:
             raise ServiceError("not_paused", _("The game is not paused."))
         spec = registry.get(game.game)
+        if seat is not None:
+            _check_may_pause(spec, game, seat)
         left = game.paused_remaining
         game.paused_remaining = None
         if game.deadline_seq is not None:
             game.deadline_at = timezone.now() + timedelta(seconds=left)
             member, at = f"turn:{game.pk}:{game.deadline_seq}", game.deadline_at.timestamp()
             transaction.on_commit(lambda: live.schedule(member, at))
-        game.save(update_fields=["paused_remaining", "deadline_at"])
-        turns = [(seat, game.prompts[str(seat)]) for seat in _pending(game, spec) if str(seat) in game.prompts]
+        draft, game.paused_draft = game.paused_draft, None
+        if spec.drafts and draft is not None:
+            from rooms import drafts
+
+            transaction.on_commit(lambda: drafts.restore(game_id, draft))
+        pending = _pending(game, spec)
+        clocks.restart(game, pending if spec.timed(game.state) else [], time.time())
+        game.save(update_fields=["paused_remaining", "deadline_at", "paused_draft", "clocks"])
+        turns = [(seat, game.prompts[str(seat)]) for seat in pending if str(seat) in game.prompts]
         transaction.on_commit(lambda: _schedule_bots(game_id, turns))
-        transaction.on_commit(lambda: broadcast.game_changed(game_id, [{"type": "resumed"}]))
+        event = {"type": "resumed", "seat": seat}
+        if spec.drafts:
+            event["draft"] = None if draft is None else {k: draft[k] for k in ("seat", "seq", "draft")}
+        transaction.on_commit(lambda: broadcast.game_changed(game_id, [event]))
+
+
+def pause_from_seat(*, room_code: str, seat: int) -> None:
+    """A player's pause, sent on the room's socket."""
+    pause_game(game_id=_current_game(_room_or_refuse(room_code)).pk, seat=seat)
+
+
+def resume_from_seat(*, room_code: str, seat: int) -> None:
+    resume_game(game_id=_current_game(_room_or_refuse(room_code)).pk, seat=seat)
+
+
+def _room_or_refuse(room_code: str) -> Room:
+    room = Room.objects.filter(code=codes.normalize(room_code)).first()
+    if room is None:
+        raise ServiceError("no_such_room", _("There is no room with that code."))
+    return room
+
+
+def _locked_room_and_game(game_id: int) -> tuple[Room | None, Game]:
+    # The room first, as every writer does.
+    room_id = Game.objects.filter(pk=game_id).values_list("room_id", flat=True).first()
+    room = Room.objects.select_for_update().filter(pk=room_id).first() if room_id else None
+    game = Game.objects.select_for_update().get(pk=game_id)
+    return room, game
+
+
+def _check_may_pause(spec, game: Game, seat: int) -> None:
+    if not spec.pausable:
+        raise ServiceError("not_pausable", _("This game cannot be paused."))
+    if seat not in spec.in_play(game.state):
+        raise ServiceError("not_in_play", _("Only a player still in the game can pause or resume it."))
 
 
 def end_game(*, game_id: int, reason: str) -> None:

@@ -101,6 +101,9 @@ def public_game(game: Game) -> dict:
         "end_reason": game.end_reason,
         "decision_seconds": registry.get(game.game).decision_seconds(game.options),
         "to_act": sorted(int(s) for s in game.prompts) if game.status == Game.Status.PLAYING else [],
+        # {"seat": the seq at which its pending decision was posed}: a draft made at an older seq is over.
+        "prompts": game.prompts if game.status == Game.Status.PLAYING else {},
+        "clocks": game.clocks or None,
     }
 
 

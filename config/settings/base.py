@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "games.candles",
     "games.trails",
     "games.pots",
+    "games.tiles",
 ]
 WICKWISE_GAMES = ["candles", "trails", "pots"]
 

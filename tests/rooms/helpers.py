@@ -69,7 +69,8 @@ def room_with(humans: int, seats: int | None = None, *, options: dict | None = N
 def started_room(humans: int, seats: int | None = None, *, options: dict | None = None, game: str = "candles"):
     """A room with `humans` people (and bots in the other seats) whose first game is in play."""
     code, tickets = room_with(humans, seats, options=options, game=game)
-    services.start_game(room_code=code, seat=0)
+    if latest_game(code).status == Game.Status.LOBBY:  # a game that starts when full has started already
+        services.start_game(room_code=code, seat=0)
     return code, tickets, latest_game(code)
 
 
