@@ -83,8 +83,11 @@ def _put(state: dict, path: tuple, value) -> None:
 
 
 def redeal_secrets(state: dict, seat: int | None, shuffler: random.Random) -> dict:
-    """The same position as `seat` sees it, with everything hidden from it dealt again at random."""
-    places = SECRETS[state["game"]](state, seat)
+    """The same position as `seat` sees it, with everything hidden from it dealt again at random. Once the
+    game is over its seed is published, so nothing is secret any more (tiles' ranking tells the points
+    left in every hand)."""
+    over = registry.get(state["game"]).engine.outcome(state) is not None
+    places = [] if over else SECRETS[state["game"]](state, seat)
     pool = []
     for place in places:
         value = _get(state, place.path)
