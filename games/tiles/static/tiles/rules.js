@@ -255,12 +255,334 @@
     return {104: sortedFaces(new Set(joint.map(([a]) => a))), 105: sortedFaces(new Set(joint.map(([, b]) => b)))};
   }
 
+  // --- the engine (games/tiles/engine.py) ---------------------------------------------------------
+
+  const GAME = "tiles";
+  const MIN_SEATS = 2, MAX_SEATS = 4;
+  const BOARD = [24, 16];
+  const HAND_SIZE = 14;
+  const DIE_FACES = 6;
+  const OUT_OF_TURN = ["resign"];
+  const ACTION_TYPES = ["begin", "play", "draw", "pass", "resign"];
+
+  /** The engine's IllegalAction: a stable code and an English message; the state is unchanged. */
+  class IllegalAction extends Error {
+    constructor(code, message, details) {
+      super(message);
+      this.name = "IllegalAction";
+      this.code = code;
+      if (details) this.details = details;
+    }
+  }
+
+  const isInt = (value) => Number.isInteger(value);
+  const copy = (value) => JSON.parse(JSON.stringify(value));
+
+  /** Every seat rolls; only the seats tied on the highest value roll again. Round R reads stream
+   * `dice:R`, one uniform(6) + 1 per rolling seat in seat order. */
+  async function rollDice(seats, rng) {
+    let rolling = [...Array(seats).keys()];
+    const rounds = [];
+    for (;;) {
+      const stream = rng.stream(`dice:${rounds.length + 1}`);
+      const values = Array(seats).fill(null);
+      for (const seat of rolling) values[seat] = (await stream.uniform(DIE_FACES)) + 1;
+      rounds.push(values);
+      const top = Math.max(...rolling.map((seat) => values[seat]));
+      rolling = rolling.filter((seat) => values[seat] === top);
+      if (rolling.length === 1) return {dice: rounds, chooser: rolling[0]};
+    }
+  }
+
+  /** The dice, then the deal of 14 a seat from stream `bag` (seat i takes items 14 i .. 14 i + 13). */
+  async function setup(seats, options, rng) {
+    if (!isInt(seats) || seats < MIN_SEATS || seats > MAX_SEATS) {
+      throw new RangeError(`tiles takes ${MIN_SEATS} to ${MAX_SEATS} seats`);
+    }
+    const {dice, chooser} = await rollDice(seats, rng);
+    const tiles = await rng.stream("bag").shuffle([...Array(TILE_COUNT).keys()]);
+    const hands = [];
+    for (let seat = 0; seat < seats; seat += 1) {
+      hands.push(tiles.slice(HAND_SIZE * seat, HAND_SIZE * (seat + 1)).sort((a, b) => a - b));
+    }
+    return {
+      game: GAME, seats, board: [...BOARD], phase: "begin", dice, chooser, current: chooser, hands,
+      bag: tiles.slice(HAND_SIZE * seats), table: [], places: {}, finished: [], resigned: [], passes: 0,
+      turn: 0, rebags: 0, blocked: false, end: null,
+    };
+  }
+
+  function inPlay(state) {
+    if (state.phase === "over") return [];
+    const out = new Set([...state.finished, ...state.resigned]);
+    return [...Array(state.seats).keys()].filter((seat) => !out.has(seat));
+  }
+
+  const toAct = (state) => (state.phase === "over" ? [] : [state.current]);
+
+  /** Begin, draw or pass for the seat to act, resign for any seat in play; plays are not listed. */
+  function legal(state, seat) {
+    if (!isInt(seat) || !inPlay(state).includes(seat)) return [];
+    const actions = [];
+    if (seat === state.current) {
+      if (state.phase === "begin") actions.push({type: "begin"});
+      else actions.push({type: state.bag.length ? "draw" : "pass"});
+    }
+    actions.push({type: "resign"});
+    return actions;
+  }
+
+  function tableChoice(state) {
+    if (state.phase === "begin") return {type: "begin"};
+    return {type: state.bag.length ? "draw" : "pass"};
+  }
+
+  function checkSeat(state, seat) {
+    if (state.phase === "over") throw new IllegalAction("game_over", "the game is over");
+    if (!isInt(seat) || seat < 0 || seat >= state.seats) throw new IllegalAction("no_such_seat", "there is no such seat");
+    if (state.finished.includes(seat) || state.resigned.includes(seat)) {
+      throw new IllegalAction("not_in_play", "this seat has finished or resigned");
+    }
+  }
+
+  function checkAction(action) {
+    if (action === null || typeof action !== "object" || Array.isArray(action) || !ACTION_TYPES.includes(action.type)) {
+      throw new IllegalAction("bad_action", 'expected {"type": "begin" | "play" | "draw" | "pass" | "resign"}');
+    }
+    const expected = action.type === "play" ? ["table", "type"] : ["type"];
+    if (Object.keys(action).sort().join(",") !== expected.join(",")) {
+      throw new IllegalAction("bad_action", `a ${action.type} action has the keys ${expected}`);
+    }
+  }
+
+  function checkTurn(state, seat, type) {
+    if (seat !== state.current) throw new IllegalAction("not_your_turn", "another seat acts now");
+    if ((type === "begin") !== (state.phase === "begin")) {
+      throw new IllegalAction("wrong_phase", `cannot ${type} now (${state.phase})`);
+    }
+  }
+
+  /** A table as sent, checked for form only; returns it sorted by id. */
+  function parseTable(state, table) {
+    const [width, height] = state.board;
+    if (!Array.isArray(table) || table.length > TILE_COUNT) {
+      throw new IllegalAction("bad_table", "a table is a list of [id, x, y]");
+    }
+    const ids = new Set(), cells = new Set(), parsed = [];
+    for (const item of table) {
+      if (!Array.isArray(item) || item.length !== 3 || !item.every(isInt)) {
+        throw new IllegalAction("bad_table", "a table is a list of [id, x, y] integers");
+      }
+      const [tile, x, y] = item;
+      if (tile < 0 || tile >= TILE_COUNT || ids.has(tile)) {
+        throw new IllegalAction("bad_table", `unknown or repeated tile ${tile}`);
+      }
+      if (!(x >= 0 && x < width && y >= 0 && y < height) || cells.has(`${x},${y}`)) {
+        throw new IllegalAction("bad_table", `cell (${x}, ${y}) is off the board or taken twice`);
+      }
+      ids.add(tile);
+      cells.add(`${x},${y}`);
+      parsed.push([tile, x, y]);
+    }
+    return parsed.sort((a, b) => a[0] - b[0]);
+  }
+
+  /** Every table tile still there, nothing but table tiles and the seat's own; the added tiles, sorted. */
+  function checkTiles(state, seat, table) {
+    const newIds = new Set(table.map(([tile]) => tile));
+    if (state.table.some(([tile]) => !newIds.has(tile))) {
+      throw new IllegalAction("table_tile_missing", "a tile of the table is missing: table tiles never go back");
+    }
+    const onTable = new Set(state.table.map(([tile]) => tile));
+    const hand = new Set(state.hands[seat]);
+    const added = [...newIds].filter((tile) => !onTable.has(tile)).sort((a, b) => a - b);
+    if (added.some((tile) => !hand.has(tile))) {
+      throw new IllegalAction("not_your_tile", "a tile is neither on the table nor in this hand");
+    }
+    return added;
+  }
+
+  /** A draft from the seat to act, checked cheaply as the server does (its validity is not judged). */
+  function checkDraft(state, seat, draft) {
+    checkSeat(state, seat);
+    if (state.phase !== "play") throw new IllegalAction("wrong_phase", "drafts are for turns of play");
+    if (seat !== state.current) throw new IllegalAction("not_your_turn", "another seat acts now");
+    if (draft === null || typeof draft !== "object" || Array.isArray(draft) || Object.keys(draft).join() !== "table") {
+      throw new IllegalAction("bad_table", 'a draft is {"table": [[id, x, y], ...]}');
+    }
+    checkTiles(state, seat, parseTable(state, draft.table));
+  }
+
+  /** The state after `seat` sends `action`, and the events (those with `only` go to that seat alone). */
+  async function apply(state, seat, action, rng) {
+    checkSeat(state, seat);
+    checkAction(action);
+    const kind = action.type;
+    if (kind !== "resign") checkTurn(state, seat, kind);
+    const events = [];
+    if (kind === "play") {
+      const table = parseTable(state, action.table);
+      const added = checkTiles(state, seat, table);
+      if (!added.length) throw new IllegalAction("nothing_added", "a play adds at least one tile from the hand");
+      const [width, height] = state.board;
+      const judgement = judge(table, width, height);
+      if (!judgement.valid) {
+        throw new IllegalAction("invalid_table", "the table after the play is not valid", {problems: judgement.problems});
+      }
+      state = copy(state);
+      play(state, seat, table, added, events);
+    } else {
+      state = copy(state);
+      if (kind === "begin") {
+        state.phase = "play";
+        events.push({type: "begun", seat});
+        startTurn(state, seat, events);
+      } else if (kind === "draw") {
+        draw(state, seat, events);
+      } else if (kind === "pass") {
+        pass(state, seat, events);
+      } else {
+        await resign(state, seat, rng, events);
+      }
+    }
+    return {state, events};
+  }
+
+  function nextSeat(state, after) {
+    const playing = inPlay(state);
+    for (let step = 1; step <= state.seats; step += 1) {
+      const seat = (after + step) % state.seats;
+      if (playing.includes(seat)) return seat;
+    }
+    throw new Error("no seat in play");
+  }
+
+  function startTurn(state, seat, events) {
+    state.current = seat;
+    state.turn += 1;
+    events.push({type: "turn", seat});
+  }
+
+  function play(state, seat, table, added, events) {
+    state.table = table.map((item) => [...item]);
+    const taken = new Set(added);
+    state.hands[seat] = state.hands[seat].filter((tile) => !taken.has(tile));
+    state.passes = 0;
+    events.push({type: "played", seat, added});
+    if (!state.hands[seat].length) {
+      const place = state.finished.length + 1;
+      state.finished.push(seat);
+      state.places[String(seat)] = place;
+      events.push({type: "out", seat, place});
+      if (inPlay(state).length <= 1) {
+        finish(state, "out", events);
+        return;
+      }
+    }
+    startTurn(state, nextSeat(state, seat), events);
+  }
+
+  function draw(state, seat, events) {
+    if (!state.bag.length) throw new IllegalAction("bag_empty", "the bag is empty: pass instead");
+    const tile = state.bag.shift();
+    state.hands[seat] = [...state.hands[seat], tile].sort((a, b) => a - b);
+    state.passes = 0;
+    events.push({type: "drew", seat});
+    events.push({type: "drawn", seat, tile, only: seat});
+    startTurn(state, nextSeat(state, seat), events);
+  }
+
+  function pass(state, seat, events) {
+    if (state.bag.length) throw new IllegalAction("bag_not_empty", "the bag still has tiles: draw instead");
+    state.passes += 1;
+    events.push({type: "passed", seat});
+    if (state.passes >= inPlay(state).length) {
+      block(state, events);
+      return;
+    }
+    startTurn(state, nextSeat(state, seat), events);
+  }
+
+  /** Everyone in play passed with the bag empty: places by the points left in hand, fewest first. */
+  function block(state, events) {
+    const playing = inPlay(state);
+    const weight = new Map(playing.map((seat) => [seat, handPoints(state.hands[seat])]));
+    const base = state.finished.length + 1;
+    const ordered = [...playing].sort((a, b) => weight.get(a) - weight.get(b) || a - b);
+    ordered.forEach((seat, index) => {
+      const before = ordered[index - 1];
+      state.places[String(seat)] = index && weight.get(seat) === weight.get(before)
+        ? state.places[String(before)] : base + index;
+    });
+    state.blocked = true;
+    events.push({type: "blocked"});
+    finish(state, "blocked", events);
+  }
+
+  /** Resigned seats take the last places; at three or four seats the hand goes back into the bag,
+   * which stream `rebag:K` shuffles (the bag followed by the hand sorted by id). */
+  async function resign(state, seat, rng, events) {
+    const wasToAct = seat === state.current;
+    state.places[String(seat)] = state.seats - state.resigned.length;
+    state.resigned.push(seat);
+    events.push({type: "resigned", seat});
+    if (state.seats > 2) {
+      state.rebags += 1;
+      const returned = [...state.bag, ...[...state.hands[seat]].sort((a, b) => a - b)];
+      state.bag = await rng.stream(`rebag:${state.rebags}`).shuffle(returned);
+      state.hands[seat] = [];
+      state.passes = 0;
+      events.push({type: "rebagged", k: state.rebags});
+    }
+    if (inPlay(state).length <= 1) {
+      finish(state, "resigned", events);
+      return;
+    }
+    if (wasToAct) {
+      const following = nextSeat(state, seat);
+      if (state.phase === "begin") {
+        state.chooser = following;
+        state.current = following;
+      } else {
+        startTurn(state, following, events);
+      }
+    }
+  }
+
+  function finish(state, end, events) {
+    for (const seat of inPlay(state)) {
+      if (!(String(seat) in state.places)) state.places[String(seat)] = state.finished.length + 1;
+    }
+    state.phase = "over";
+    state.current = null;
+    state.end = end;
+    events.push({type: "game_over", end});
+  }
+
+  const handPoints = (hand) => hand.reduce((total, tile) => total + points(tile), 0);
+
+  /** null while playing; else every seat's place, points left in hand and whether it resigned. */
+  function outcome(state) {
+    if (state.phase !== "over") return null;
+    const resigned = new Set(state.resigned);
+    const ranking = [...Array(state.seats).keys()].map((seat) => ({
+      seat, place: state.places[String(seat)], points: handPoints(state.hands[seat]), resigned: resigned.has(seat),
+    }));
+    return ranking.sort((a, b) => a.place - b.place || a.seat - b.seat);
+  }
+
   root.WickwiseRules = root.WickwiseRules || {};
   root.WickwiseRules.tiles = {
-    GAME: "tiles",
+    GAME,
+    MIN_SEATS,
+    MAX_SEATS,
+    BOARD,
+    HAND_SIZE,
+    OUT_OF_TURN,
     TILE_COUNT,
     JOKERS,
     JOKER_POINTS,
+    IllegalAction,
     isJoker,
     face,
     colour,
@@ -269,5 +591,16 @@
     judge,
     lines,
     structures,
+    rollDice,
+    setup,
+    inPlay,
+    toAct,
+    legal,
+    tableChoice,
+    parseTable,
+    checkDraft,
+    apply,
+    handPoints,
+    outcome,
   };
 })(typeof window !== "undefined" ? window : globalThis);

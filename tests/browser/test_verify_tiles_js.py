@@ -1,0 +1,226 @@
+"""The in-browser verifier for tiles, in Chromium: tiles/rules.js reads the same streams as the Python
+engine (games/tiles/fairness_vectors.json), replays games played by the engine and its basic bot state
+for state and event for event (resignations on and off turn included, so that `rebag:K` is read), and
+verify.js with tiles/present.js accepts a tiles record and rejects tampered ones as games/replay.py does.
+
+The page runs on a made-up secure 127.0.0.1 origin answered by page.route, as in test_verify_js.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from bots import tiles as bots
+from games import fairness, replay
+from games.tiles import engine as tiles
+from tests.browser import test_verify_js as harness
+
+pytestmark = pytest.mark.browser
+
+FILES = harness.FILES
+module_browser, module_page, scripts = harness.module_browser, harness.module_page, harness.scripts
+
+VECTORS = json.loads((Path(tiles.__file__).resolve().parent / "fairness_vectors.json").read_text())
+BY = ("player", "bot", "stand_in", "table")
+
+
+def test_the_harness_loads_the_tiles_scripts(scripts):
+    assert "/tiles/rules.js" in FILES and "/tiles/present.js" in FILES
+    assert scripts.evaluate("Boolean(WickwiseRules.tiles && WickwiseVerifyPresenters.tiles)")
+
+
+COMPUTE_VECTORS = """async (cases) => {
+  const F = window.WickwiseFairness, R = window.WickwiseRules.tiles;
+  const out = [];
+  for (const c of cases) {
+    let state = await R.setup(c.seats, {}, await F.createRng(c.seed, c.mix));
+    const dealt = {seed: c.seed, mix: c.mix, seats: c.seats, dice: state.dice, chooser: state.chooser,
+                   hands: state.hands, bag: state.bag, resignations: []};
+    for (const r of c.resignations) {
+      state = (await R.apply(state, r.seat, {type: "resign"}, await F.createRng(c.seed, c.mix))).state;
+      dealt.resignations.push({seat: r.seat, k: state.rebags, bag: state.bag, chooser: state.chooser});
+    }
+    out.push(dealt);
+  }
+  return out;
+}"""
+
+
+def test_the_browser_reproduces_the_tiles_vectors(scripts):
+    assert scripts.evaluate(COMPUTE_VECTORS, VECTORS["cases"]) == VECTORS["cases"]
+
+
+def play_bot_game(seed: str, seats: int, chooser: random.Random, *, resign_share: float = 0.0,
+                  resign_at: dict[int, int] | None = None, stop_after: int | None = None):
+    """The engine played by its basic bot, a fresh Rng for every move as the rooms do, with the table's
+    timeout choice now and then and resignations: by seat at a given move (`resign_at`: move -> seat),
+    and at random by any seat in play. Returns (record, the state after every move)."""
+    players = [{"name": f"P{i}", "bot": chooser.random() < 0.4} for i in range(seats)]
+    client_seeds = [None if player["bot"] else f"cs-{chooser.randrange(10**6)}" for player in players]
+    room_code, number = "TIL9QX", chooser.randint(1, 30)
+    mix = fairness.mix_string(game="tiles", room_code=room_code, number=number, client_seeds=client_seeds)
+    state = tiles.setup(seats, {}, fairness.Rng(seed, mix))
+    states, moves = [], []
+    resign_at = resign_at or {}
+    while tiles.outcome(state) is None and (stop_after is None or len(moves) < stop_after):
+        playing = tiles.in_play(state)
+        if resign_at.get(len(moves)) in playing:
+            seat, action = resign_at[len(moves)], {"type": "resign"}
+        elif chooser.random() < resign_share:
+            seat, action = chooser.choice(playing), {"type": "resign"}
+        else:
+            (seat,) = tiles.to_act(state)
+            action = (tiles.table_choice(state, seat) if chooser.random() < 0.1
+                      else bots.choose(tiles.view(state, seat), "basic"))
+        state, _events = tiles.apply(state, seat, action, fairness.Rng(seed, mix))
+        states.append(json.loads(json.dumps(state)))
+        moves.append({"seq": len(moves) + 1, "seat": seat, "action": action, "by": chooser.choice(BY)})
+    over = tiles.outcome(state) is not None
+    record = {
+        "format": "wickwise-record/1", "game": "tiles", "room_code": room_code, "number": number,
+        "status": "finished" if over else "ended", "options": {}, "players": players,
+        "fingerprint": fairness.fingerprint(seed), "seed": seed, "client_seeds": client_seeds, "moves": moves,
+        "result": tiles.outcome(state), "end_reason": "" if over else "admin",
+        "started_at": None, "ended_at": None,
+    }
+    return json.loads(json.dumps(record)), states
+
+
+def four_seat_game_with_resignations(number: int):
+    """Four seats: one resigns out of turn early, one on its own turn later, so rebag:1 and rebag:2 are read."""
+    record, states = None, None
+    for attempt in range(50):
+        chooser = random.Random(number * 100 + attempt)
+        seed = f"{number * 100 + attempt + 1:064x}"
+        state = tiles.setup(4, {}, fairness.Rng(seed, "probe"))
+        off_turn = (state["chooser"] + 2) % 4
+        record, states = play_bot_game(seed, 4, chooser, resign_at={3: off_turn})
+        resigns = [(i, m) for i, m in enumerate(record["moves"]) if m["action"]["type"] == "resign"]
+        if states[-1]["rebags"] >= 1 and any(states[i - 1]["current"] != m["seat"] for i, m in resigns if i):
+            return record, states
+    raise AssertionError("no game with an out-of-turn resignation")
+
+
+REPLAY = """async (text) => {
+  const record = JSON.parse(text);
+  const F = window.WickwiseFairness, R = window.WickwiseRules.tiles;
+  const mix = F.mixString({game: record.game, roomCode: record.room_code, number: record.number,
+                           clientSeeds: record.client_seeds});
+  let state = await R.setup(record.players.length, record.options, await F.createRng(record.seed, mix));
+  const start = JSON.parse(JSON.stringify(state));
+  const states = [], events = [];
+  for (const move of record.moves) {
+    const applied = await R.apply(state, move.seat, move.action, await F.createRng(record.seed, mix));
+    state = applied.state;
+    states.push(state);
+    events.push(applied.events);
+  }
+  return JSON.stringify({start, states, events, outcome: R.outcome(state)});
+}"""
+
+
+def python_replay(record: dict) -> tuple[dict, list[list[dict]]]:
+    mix = fairness.mix_string(game="tiles", room_code=record["room_code"], number=record["number"],
+                              client_seeds=record["client_seeds"])
+    state = tiles.setup(len(record["players"]), record["options"], fairness.Rng(record["seed"], mix))
+    start, events = json.loads(json.dumps(state)), []
+    for move in record["moves"]:
+        state, applied = tiles.apply(state, move["seat"], move["action"], fairness.Rng(record["seed"], mix))
+        events.append(applied)
+    return start, json.loads(json.dumps(events))
+
+
+def assert_same_replay(page, record: dict, states: list[dict]) -> None:
+    result = json.loads(page.evaluate(REPLAY, json.dumps(record)))
+    start, events = python_replay(record)
+    assert replay.state_bytes(result["start"]) == replay.state_bytes(start)
+    assert len(result["states"]) == len(states)
+    for number, (browser, python) in enumerate(zip(result["states"], states, strict=True), start=1):
+        assert replay.state_bytes(browser) == replay.state_bytes(python), f"after move {number}"
+    assert result["events"] == events
+    assert result["outcome"] == record["result"]
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_bot_games_replay_state_for_state(scripts, seats):
+    for game in range(3):
+        chooser = random.Random(seats * 31 + game)
+        record, states = play_bot_game(fairness.new_seed(), seats, chooser, resign_share=0.004)
+        assert record["status"] == "finished"
+        assert any(move["action"]["type"] == "play" for move in record["moves"])
+        assert_same_replay(scripts, record, states)
+
+
+def test_a_four_seat_game_with_resignations_replays_state_for_state(scripts):
+    record, states = four_seat_game_with_resignations(1)
+    assert states[-1]["rebags"] >= 1
+    assert_same_replay(scripts, record, states)
+
+
+def checks_of(page, record) -> list[dict]:
+    return json.loads(page.evaluate(
+        "async (text) => JSON.stringify(await WickwiseVerify.verify(JSON.parse(text)))", json.dumps(record)))
+
+
+def test_verify_accepts_a_tiles_record_with_resignations_and_words_it(scripts):
+    record, states = four_seat_game_with_resignations(2)
+    checks = checks_of(scripts, record)
+    assert all(check["ok"] for check in checks), [c for c in checks if not c["ok"]]
+    assert replay.all_ok(replay.verify_record(record))
+    deal = next(check for check in checks if check["name"] == "deal")
+    assert deal["lines"][0].startswith("Dice, round 1: ")
+    assert any("rolled highest and starts the game" in line for line in deal["lines"])
+    steps = [check for check in checks if check["name"] == "step"]
+    assert steps[0]["title"] == "Before the first turn"
+    lines = [line for step in steps for line in step["lines"]]
+    assert any(" resigns." in line for line in lines)
+    assert any("“rebag:1”" in line for line in lines)
+    assert any("draws a tile from the bag" in line for line in lines)
+    result = next(check for check in checks if check["name"] == "result")
+    assert result["lines"][0].startswith("Place 1: ") and any(", resigned" in line for line in result["lines"])
+
+
+def test_verify_rejects_tampered_tiles_records_as_python_does(scripts):
+    record, _states = four_seat_game_with_resignations(3)
+    moves = record["moves"]
+    play = next(i for i, m in enumerate(moves) if m["action"]["type"] == "play")
+    draw = next(i for i, m in enumerate(moves) if m["action"]["type"] == "draw")
+    resign = next(i for i, m in enumerate(moves) if m["action"]["type"] == "resign")
+    tampered = {name: copy.deepcopy(record) for name in (
+        "play", "extra tile", "draw out of turn", "resigned again", "result", "seed", "begin twice")}
+    tampered["play"]["moves"][play]["action"]["table"][0][1] = 23  # a tile moved off its line
+    table = tampered["extra tile"]["moves"][play]["action"]["table"]
+    table.append([next(t for t in range(106) if t not in {c[0] for c in table}), 0, 15])
+    tampered["draw out of turn"]["moves"][draw]["seat"] = (moves[draw]["seat"] + 1) % 4
+    tampered["resigned again"]["moves"].insert(resign + 1, {**moves[resign], "seq": resign + 2})
+    for index, move in enumerate(tampered["resigned again"]["moves"], start=1):
+        move["seq"] = index
+    tampered["result"]["result"][0]["points"] += 1
+    tampered["seed"]["seed"] = f"{13:064x}"
+    tampered["begin twice"]["moves"].insert(1, {**moves[0], "seq": 2})
+    for index, move in enumerate(tampered["begin twice"]["moves"], start=1):
+        move["seq"] = index
+    for name, changed in tampered.items():
+        python = [check.name for check in replay.verify_record(changed) if not check.ok]
+        browser = [check["name"] for check in checks_of(scripts, changed) if not check["ok"]]
+        assert python and browser, name
+        assert python[0] == browser[0], name
+        assert ("move" in python) == ("move" in browser), name
+        assert ("result" in python) == ("result" in browser), name
+    failed = [c for c in checks_of(scripts, tampered["play"]) if not c["ok"]][0]
+    assert failed["name"] == "move" and f"Move #{play + 1}" in failed["title"]
+    assert any(reason in " ".join(failed["lines"]) for reason in ("not valid", "malformed"))
+
+
+def test_a_tiles_game_ended_early_verifies(scripts):
+    record, _states = play_bot_game(f"{14:064x}", 3, random.Random(14), stop_after=9)
+    checks = checks_of(scripts, record)
+    assert all(check["ok"] for check in checks), [c for c in checks if not c["ok"]]
+    assert replay.all_ok(replay.verify_record(record))
+    assert "ended_early" in [check["name"] for check in checks]
+    assert any(check["name"] == "step" and "not finished" in check["title"] for check in checks)
