@@ -1,3 +1,6 @@
+import functools
+
+from django.contrib.staticfiles import finders
 from django.http import Http404
 from django.shortcuts import render
 from django.utils.translation import gettext as _
@@ -10,8 +13,14 @@ from games import registry
 def verify(request):
     return render(request, "games/verify.html", {
         "room": request.GET.get("room", "")[:12], "number": request.GET.get("n", "")[:6],
-        "games": registry.all_games(),
+        "games": [spec for spec in registry.all_games() if _has_browser_rules(spec.slug)],
     })
+
+
+@functools.cache
+def _has_browser_rules(slug: str) -> bool:
+    """The Verify page replays the games whose rules are ported to JavaScript (static/<slug>/rules.js)."""
+    return finders.find(f"{slug}/rules.js") is not None
 
 
 @require_GET

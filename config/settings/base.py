@@ -39,7 +39,7 @@ INSTALLED_APPS = [
     "games.pots",
     "games.tiles",
 ]
-WICKWISE_GAMES = ["candles", "trails", "pots"]
+WICKWISE_GAMES = ["candles", "trails", "pots", "tiles"]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

@@ -410,6 +410,11 @@ def test_a_pause_survives_the_worker_and_redis_restarting(slug):
     assert timers()[f"turn:{game.pk}:{game.deadline_seq}"] == pytest.approx(game.deadline_at.timestamp())
     if drafted is not None:
         assert drafts.shown(game)["draft"] == drafted and game.paused_draft is None
+        if decision["type"] in spec.undo_draft_before:  # the restored draft is live: it must be undone first
+            with pytest.raises(services.ServiceError) as refused:
+                services.submit_move(room_code=code, seat=seat, seq=game.seq, action=decision)
+            assert refused.value.code == "undo_draft_first"
+            drafts.accept(room_code=code, seat=seat, seq=game.seq, draft=samples(game)["unchanged"])
     services.submit_move(room_code=code, seat=seat, seq=game.seq, action=decision)
 
 
@@ -533,3 +538,17 @@ def test_the_clocks_leave_out_paused_time_and_the_untimed_decision(slug):
     assert game.clocks["used"] == used and game.clocks["total"] == 25.0
     public = snapshots.public_game(game)["clocks"]
     assert public["since"] == now[0] and public["running"] == spec.engine.to_act(game.state)
+
+
+@pytest.mark.parametrize("slug", [s for s in PAUSABLE if s in UNTIMED])
+def test_a_pause_during_a_decision_with_no_countdown_resumes_with_none(slug):
+    code, _tickets, game = started(slug)
+    seat = pending_seat(game)
+    services.pause_from_seat(room_code=code, seat=seat)
+    game.refresh_from_db()
+    assert game.paused_remaining == 0 and game.deadline_seq is None
+    services.resume_from_seat(room_code=code, seat=seat)
+    game.refresh_from_db()
+    assert game.deadline_at is None and not [m for m in timers() if m.startswith(f"turn:{game.pk}:")]
+    assert game.clocks["since"] is None
+    to_first_timed_decision(code, game)

@@ -750,7 +750,8 @@ def test_pause_freezes_the_countdown_and_resume_gives_the_time_back():
     assert timers()[member] == pytest.approx(game.deadline_at.timestamp())
     assert f"bot:{game.pk}:1:0" in timers()  # the bot is asked again
     resumed = game_updates(sent)
-    assert resumed and all(m["seq"] == 0 and received_by(m, 1)[1] == [{"type": "resumed", "seat": None}] for m in resumed)
+    assert resumed and all(
+        m["seq"] == 0 and received_by(m, 1)[1] == [{"type": "resumed", "seat": None}] for m in resumed)
     refused("not_paused", services.resume_game, game_id=game.pk)
     services.submit_move(room_code=code, seat=0, seq=0, action=candle_for(game, 0))
     assert game.moves.count() == 1
