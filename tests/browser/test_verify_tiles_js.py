@@ -224,3 +224,30 @@ def test_a_tiles_game_ended_early_verifies(scripts):
     assert replay.all_ok(replay.verify_record(record))
     assert "ended_early" in [check["name"] for check in checks]
     assert any(check["name"] == "step" and "not finished" in check["title"] for check in checks)
+
+
+@pytest.mark.live
+def test_the_verify_page_checks_a_pasted_tiles_record_in_european_portuguese(live_site, module_browser):
+    """The page itself loads tiles' rules, presenter and catalog: a record pasted in is checked and worded."""
+    record, _states = four_seat_game_with_resignations(4)
+    context = module_browser.new_context(viewport={"width": 390, "height": 800}, locale="pt-PT")
+    page = context.new_page()
+    try:
+        page.goto(f"{live_site.url}/verify/")
+        page.fill("#verify-record", json.dumps(record))
+        page.click("#verify-paste button[type=submit]")
+        page.wait_for_selector("#verify[data-result]")
+        assert page.get_attribute("#verify", "data-result") == "pass"
+        assert page.locator("#verify-checks > li.check-fail").count() == 0
+        deal = page.text_content("#verify-checks [data-check=deal]")
+        assert "Dados, ronda 1:" in deal and "começa a partida" in deal
+        steps = page.text_content("#verify-checks")
+        assert "desiste." in steps and "“rebag:1”" in steps and "tira uma peça do saco" in steps
+
+        record["moves"][-1]["seat"] = (record["moves"][-1]["seat"] + 1) % 4  # the last move by another seat
+        page.fill("#verify-record", json.dumps(record))
+        page.click("#verify-paste button[type=submit]")
+        page.wait_for_selector("#verify[data-result=fail]")
+        assert page.locator("#verify-checks > li.check-fail[data-check=move]").count() == 1
+    finally:
+        context.close()
