@@ -128,13 +128,15 @@ class Game:
 
 @st.composite
 def games(draw, spec: registry.GameSpec) -> Game:
+    """A game's setup and the chooser that plays it. The chooser is a plain random.Random seeded by
+    hypothesis: hypothesis' own randoms lean to 0.0, which would resign nearly every tiles game at once."""
     seats = draw(st.integers(spec.min_seats, spec.max_seats))
     options = {name: draw(st.sampled_from(option.choices)) for name, option in spec.options.items()}
     seeds = draw(st.lists(client_seed, min_size=seats, max_size=seats))
     number = draw(st.integers(1, 99))
     mix = fairness.mix_string(game=spec.slug, room_code="PROP01", number=number, client_seeds=seeds)
     return Game(spec, seats, options, draw(st.binary(min_size=32, max_size=32)).hex(), mix, "PROP01", number,
-                seeds, draw(st.randoms(use_true_random=False)))
+                seeds, random.Random(draw(st.integers(0, 2**32))))
 
 
 def bot_for(slug: str) -> ModuleType:
@@ -234,10 +236,13 @@ def test_random_legal_play_ends_with_a_ranking_of_every_seat(spec, data):
 def test_replaying_the_move_log_gives_the_live_state_byte_for_byte(spec, data):
     game = data.draw(games(spec))
     engine = game.engine
-    log = [(seat, action) for _before, seat, action, _new, _events in play_randomly(game)]
-    live = engine.setup(game.seats, dict(game.options), game.rng())
+    moves = list(play_randomly(game))
+    live, log = moves[-1][3], [(seat, action) for _before, seat, action, _new, _events in moves]
+    again = engine.setup(game.seats, dict(game.options), game.rng())  # one fresh rng for the whole replay
+    rng = game.rng()
     for seat, action in log:
-        live, _events = engine.apply(live, seat, action, game.rng())
+        again, _events = engine.apply(again, seat, action, rng)
+    assert replay.state_bytes(again) == replay.state_bytes(live)
     # The record as the site serves it, checked by the public verifier from the seed.
     record = json.loads(json.dumps({
         "format": replay.RECORD_FORMAT, "game": spec.slug, "room_code": game.room_code, "number": game.number,
