@@ -113,7 +113,11 @@ def _mix(record: dict) -> str:
 
 
 def _describe_deal(engine: ModuleType, state: dict) -> str:
-    """A short text of the deal: cards in hands and on a table, who starts, or who deals first."""
+    """A short text of the deal: the engine's own words when it has them (`describe_deal(state)`), else
+    cards in hands and on a table, who starts, or who deals first."""
+    describe = getattr(engine, "describe_deal", None)
+    if describe is not None:
+        return describe(state)
     if "hands" in state and "shelves" in state:
         hands = "; ".join(f"seat {i + 1}: {hand}" for i, hand in enumerate(state["hands"]))
         shelves = "; ".join(f"{i + 1}: {shelf}" for i, shelf in enumerate(state["shelves"]))

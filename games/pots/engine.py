@@ -312,7 +312,7 @@ def _end_hand(state: dict, events: list[dict]) -> None:
     """Score the hand; then the game ends, or the cards go to the discard pile and the next hand starts."""
     scores = [hand_score(row) for row in state["rows"]]
     state["totals"] = [total + score for total, score in zip(state["totals"], scores, strict=True)]
-    state["hands"].append(scores)
+    state["hands"].append(list(scores))  # the event keeps its own list
     events.append({"type": "hand_over", "hand": state["hand"], "scores": scores, "totals": list(state["totals"])})
     # A full pot ends the hand at once: cards still waiting for a decision are discarded.
     state["discard"] += _loose_cards(state)

@@ -411,3 +411,11 @@ def view(state: dict, seat: int | None) -> dict:
         seen["seat"] = seat
         seen["hand"] = list(state["hands"][seat])
     return seen
+
+
+def describe_deal(state: dict) -> str:
+    """The deal in a line for the verifier (games/replay.py): the dice, who starts, the hands, the bag."""
+    rounds = "; ".join(" ".join("-" if value is None else str(value) for value in values) for values in state["dice"])
+    hands = "; ".join(f"seat {seat + 1}: {hand}" for seat, hand in enumerate(state["hands"]))
+    return (f"dice {rounds}: seat {state['chooser'] + 1} starts; hands {hands}; "
+            f"{len(state['bag'])} tiles in the bag")

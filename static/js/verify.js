@@ -214,7 +214,14 @@
     });
   }
 
-  /** One logged move: in sequence, by a seat that had to decide, legal by the rules. */
+  /** An action the rules take from a seat that is not to act (tiles: resign); the rules judge the seat. */
+  function outOfTurn(rules, action) {
+    return Array.isArray(rules.OUT_OF_TURN) && action !== null && typeof action === "object"
+      && rules.OUT_OF_TURN.includes(action.type);
+  }
+
+  /** One logged move: in sequence, by a seat that had to decide (or one the rules let act out of turn),
+   * legal by the rules. */
   async function applyMove(record, rules, presenter, state, move, expectedSeq, rng) {
     const fail = (reason) => {
       throw new CheckFailed("move", describeMove(record, move), [reason]);
@@ -225,7 +232,7 @@
     if (move.seq !== expectedSeq) {
       fail(fmt(gettext("Expected move #%(expected)s here."), { expected: expectedSeq }));
     }
-    if (!Number.isInteger(move.seat) || !rules.toAct(state).includes(move.seat)) {
+    if (!Number.isInteger(move.seat) || (!rules.toAct(state).includes(move.seat) && !outOfTurn(rules, move.action))) {
       fail(gettext("That seat was not to act at that moment."));
     }
     try {
@@ -266,7 +273,7 @@
         stepMoves = 0;
       }
     }
-    if (stepMoves > 0 || (record.status === "ended" && presenter !== genericPresenter && !state.finished)) {
+    if (stepMoves > 0 || (record.status === "ended" && presenter !== genericPresenter && rules.outcome(state) === null)) {
       checks.push(pass("step", presenter.stepTitle(state, false), presenter.step(record, state, stepEvents)));
     }
     return state;
