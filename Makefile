@@ -41,6 +41,7 @@ bench: setup
 	$(PY) bench/pots_bots.py --games 2000 --workers 2
 	$(PY) bench/tiles_validator.py
 	$(PY) bench/drafts.py
+	$(PY) bench/tiles_judge_js.py
 	$(PY) bench/live_load.py --clients 200
 
 clean:
