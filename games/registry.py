@@ -35,6 +35,9 @@ class GameSpec:
     # Seconds the table takes to show a move's events (a reveal told candle by candle, say). The countdown
     # of a decision that move poses starts after them, so watching the table costs nobody thinking time.
     showing_seconds: Callable[[list[dict]], float] | None = None
+    # Values the server and the game's table must agree on (the pace that showing_seconds counts, say):
+    # the room page hands them to the table as ctx.settings, so they are written once, here.
+    table_settings: dict[str, object] = field(default_factory=dict)
 
     def clean_options(self, raw: dict | None) -> dict:
         """Options with defaults filled in; raises ValueError naming the first bad one."""

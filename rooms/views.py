@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -141,6 +142,8 @@ def room(request, code: str):
         "verifyUrl": reverse("verify") + f"?room={code}&n={{n}}",
         "roomUrl": request.build_absolute_uri(reverse("room", args=[code])),
         "autostart": _take_autostart(request, code, seat),
+        # What the table must agree on with the server (ctx.settings of static/js/tablekit.js).
+        "table": {"moveAnswerSeconds": settings.WICKWISE["MOVE_ANSWER_SECONDS"], **spec.table_settings},
     }
     return render(request, "rooms/room.html", {
         "room": room_obj, "spec": spec, "seat": seat, "config": config,

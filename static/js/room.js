@@ -1076,6 +1076,7 @@
   function rendererContext() {
     return {
       seat: state.seat,
+      settings: config.table || {},
       players: players,
       playerLabel: playerLabel,
       sendMove: function (action) {

@@ -1,12 +1,14 @@
 /*
  * What every game table shares (docs/architecture.md, "One platform, several games"): a small DOM
  * builder, the hidden descriptions that aria-describedby points at, keeping the keyboard in place
- * across a redraw, the tooltips (mouse hover, keyboard focus, long press on touch), and TableBase, the
- * lifecycle every table extends (timers, who is who, the update queue, destroy).
+ * across a redraw, the tooltips (mouse hover, keyboard focus, long press on touch), TableBase, the
+ * lifecycle every table extends (its events, timers, who is who, the update queue, the lock on a move
+ * waiting for its answer, destroy), and registerTable, which mounts a table for the room page.
+ * Its styles are in tablekit.css beside this file.
  *
  * The room page loads this file before the game's table.js:
  *   window.WickwiseTableKit = { h, replaceDescs, withFocusKept, rectWithin, describedText,
- *                               prefersReducedMotion, isTyping, Tooltips, TableBase }
+ *                               prefersReducedMotion, isTyping, Tooltips, TableBase, registerTable }
  */
 (function () {
   "use strict";
@@ -17,6 +19,10 @@
   const PRESS_SLOP_PX = 10; // a finger that moves further is scrolling, not pressing
   const CONTEXT_MENU_AFTER_TOUCH_MS = 1200;
   const HURRY_SECONDS = 5; // the table turns urgent when this little of the player's time is left
+  const HURRY_CHECK_MS = 500;
+  // What the server tells a table through the room page (ctx.settings, from rooms/views.py); these
+  // stand in for a table mounted without a room, as in tests.
+  const DEFAULT_SETTINGS = { moveAnswerSeconds: 5 };
 
   // --- small DOM helpers ---------------------------------------------------------------------
 
@@ -277,13 +283,16 @@
    * that draws one update at a time (animated or at once) and settles its promise when drawn.
    *
    * A table extends it and supplies shouldAnimate(item), animate(item) and show(item) (or its own
-   * tell(item)), canAct() for the hurry warning, and sets this.root, this.tips, this.onDocumentKey and
-   * this.hurryTimer while it builds. `label` names the table in console errors.
+   * tell(item)), canAct() for the hurry warning, render() for when a move's lock lapses, and
+   * documentKey(event) (plus click(event) and rootKey(event) if it takes them); it sets this.root and
+   * this.tipEl while it builds, then calls bindEvents(). `label` names the table in console errors.
    */
   class TableBase {
     constructor(ctx, label) {
       this.ctx = ctx;
       this.label = label;
+      this.settings = Object.assign({}, DEFAULT_SETTINGS, ctx.settings || {});
+      this.pending = null; // a move sent and not yet answered: {until, ...what the table keeps of it}
       this.queue = [];
       this.busy = false;
       this.animating = false;
@@ -292,6 +301,17 @@
       this.wakers = new Set(); // resolvers of pending sleeps, so skip() can end them early
       this.animations = new Set();
       this.timers = new Set();
+    }
+
+    /* Keys page-wide, clicks and keys on the table, the tooltips (by default each element's description)
+       and the hurry check. */
+    bindEvents(tipContent) {
+      this.onDocumentKey = (event) => this.documentKey(event);
+      document.addEventListener("keydown", this.onDocumentKey);
+      if (this.click) this.root.addEventListener("click", (event) => this.click(event));
+      if (this.rootKey) this.root.addEventListener("keydown", (event) => this.rootKey(event));
+      this.tips = new Tooltips(this.root, this.tipEl, tipContent || describedText);
+      this.hurryTimer = window.setInterval(() => this.checkHurry(), HURRY_CHECK_MS);
     }
 
     destroy() {
@@ -357,6 +377,24 @@
         }
       });
       Array.from(this.wakers).forEach((wake) => wake());
+    }
+
+    // a move waiting for its answer
+
+    /* Sends a move and locks the table's controls (this.pending, which the table clears when an update
+       or a snapshot answers it) for as long as the server lets a move wait for its answer: past that the
+       server has refused it (move_unanswered), so the controls come back. */
+    sendLocked(action, keep) {
+      const waitMs = this.settings.moveAnswerSeconds * 1000;
+      this.pending = Object.assign({}, keep, { until: Date.now() + waitMs });
+      const sent = this.ctx.sendMove(action);
+      this.later(waitMs + 50, () => {
+        if (this.pending && this.pending.until <= Date.now()) {
+          this.pending = null;
+          if (!this.animating) this.render();
+        }
+      });
+      return sent;
     }
 
     // who is who
@@ -425,7 +463,26 @@
     }
   }
 
+  // --- mounting -----------------------------------------------------------------------------------
+
+  /* Makes a table class the renderer of its game for the room page (static/js/room/table-host.js):
+     `about` holds what the room asks of the game (scoreLabel, lowerIsBetter, showsPlayers, ...). */
+  function registerTable(slug, TableClass, about) {
+    window.WickwiseGames = window.WickwiseGames || {};
+    window.WickwiseGames[slug] = Object.assign({}, about, {
+      mount(container, ctx) {
+        const table = new TableClass(container, ctx);
+        return {
+          update: (view, events, game) => table.update(view, events, game),
+          destroy: () => table.destroy(),
+        };
+      },
+    });
+    return window.WickwiseGames[slug];
+  }
+
   window.WickwiseTableKit = {
     h, replaceDescs, withFocusKept, rectWithin, describedText, prefersReducedMotion, isTyping, Tooltips, TableBase,
+    registerTable,
   };
 })();
