@@ -76,7 +76,7 @@ AUTOSTART_KEY = "wickwise_autostart"
 def play_bots(request, game: str):
     """One click: a room of the default size whose other seats get bots when it starts.
 
-    The game is started by the room page (room.js) once the player's browser has sent its client
+    The game is started by the room page (static/js/room/seeds.js) once the player's browser has sent its client
     seed, so that the deal mixes in a seed the player chose, as in any other room."""
     spec = _spec_or_404(game)
     name = (request.POST.get("name") or _default_name(request) or _("Player")).strip()

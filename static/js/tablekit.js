@@ -174,7 +174,7 @@
       let keyboard = true;
       try {
         keyboard = target.matches(":focus-visible");
-      } catch (error) {
+      } catch {
         keyboard = true;
       }
       if (keyboard) this.show(target);
@@ -337,7 +337,7 @@
     sound(name) {
       try {
         if (this.ctx.sound) this.ctx.sound.play(name);
-      } catch (error) {
+      } catch {
         // Sound is a nicety; a failing audio context must never stop the table.
       }
     }
@@ -372,7 +372,7 @@
       this.animations.forEach((animation) => {
         try {
           animation.finish();
-        } catch (error) {
+        } catch {
           animation.cancel();
         }
       });
@@ -406,7 +406,7 @@
     name(seat) {
       try {
         return this.ctx.playerLabel(seat);
-      } catch (error) {
+      } catch {
         return window.interpolate(window.gettext("Seat %(seat)s"), { seat: seat + 1 }, true);
       }
     }
@@ -414,6 +414,21 @@
     playerInfo(seat) {
       const players = (this.ctx.players && this.ctx.players()) || [];
       return players[seat] || {};
+    }
+
+    /* A bot's mark beside its name, or the mark of a bot playing for an absent player beside theirs: an
+       element, which no name can make (the server also refuses names that read as a bot's). */
+    botBadge(seat) {
+      const player = this.playerInfo(seat);
+      if (!player.bot && !player.stand_in) return null;
+      const standIn = !player.bot;
+      return h("span", {
+        class: "tk-bot" + (standIn ? " is-stand-in" : ""),
+        title: standIn ? window.gettext("A bot plays this seat until its player is back.") : null,
+      }, [
+        h("span", { "aria-hidden": "true", text: standIn ? window.gettext("bot playing") : window.gettext("bot") }),
+        h("span", { class: "tk-visually-hidden", text: standIn ? window.gettext(", a bot plays for them") : window.gettext(", a bot") }),
+      ]);
     }
 
     // the update queue

@@ -417,7 +417,7 @@
       let response;
       try {
         response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "omit" });
-      } catch (error) {
+      } catch {
         throw new Error(gettext("Could not reach the site to fetch the record. Check your connection and try again."));
       }
       if (response.status === 404) {
@@ -428,7 +428,7 @@
       }
       try {
         return await response.json();
-      } catch (error) {
+      } catch {
         throw new Error(gettext("The site sent a record that is not valid JSON."));
       }
     }

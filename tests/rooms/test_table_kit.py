@@ -32,7 +32,9 @@ def test_a_table_css_keeps_only_its_own_game(slug):
     for shared in ("bg", "panel", "line", "text", "muted", "honey", "ink", "focus", "radius"):
         assert f"--{prefix}-{shared}:" not in css
         assert f"--tk-{shared}:" in KIT_CSS
-    for rule in ("visually-hidden", f"{slug}-table :focus-visible {{", "[hidden]", " details {", " summary {", "box-sizing"):
+    kit_rules = ("visually-hidden", f"{slug}-table :focus-visible {{", "[hidden]", " details {", " summary {",
+                 "box-sizing")
+    for rule in kit_rules:
         assert rule not in css, rule
     assert f"{prefix}-visually-hidden" not in table_file(slug, "js")
 
@@ -83,3 +85,18 @@ def test_the_candles_table_gets_the_reveal_pace_the_countdown_counts(client):
     assert candles_spec.reveal_seconds(events) == pytest.approx(expected)
     # The table writes no pace of its own at full motion.
     assert "750" not in table_file("candles", "js")
+
+
+@pytest.mark.django_db
+def test_the_room_page_runs_its_modules_and_no_inline_script(client):
+    host = services.create_room(game="pots", seat_count=2, options={}, host_name="Ana")
+    page = client.get(reverse("room", args=[host.room_code])).content.decode()
+    assert '<script type="module" src="/static/js/room/main.js"></script>' in page
+    inline = re.findall(r"<script(?![^>]*\bsrc=)([^>]*)>", page)
+    assert inline == [' id="room-config" type="application/json"'], "only data, no code, is written in the page"
+    room_dir = ROOT / "static" / "js" / "room"
+    for module in room_dir.glob("*.js"):
+        source = module.read_text()
+        assert "var " not in source and "function (" not in source, f"{module.name}: one modern dialect"
+        for imported in re.findall(r'from "\./([\w-]+\.js)"', source):
+            assert (room_dir / imported).exists(), f"{module.name} imports {imported}"

@@ -223,6 +223,7 @@
       this.fxEl = h("div", { class: "ct-fx tk-fx", "aria-hidden": "true" });
       this.tipEl = h("div", { class: "ct-tooltip ww-tip", id: id("tooltip"), role: "tooltip", hidden: true });
       this.descsEl = h("div", { class: "ct-descs", hidden: true });
+      this.stageEl = h("div", { class: "ct-area ct-area--stage" }, [this.handEl, this.revealEl]);
       this.root = h("section", { class: "candles-table ct-live ww-table tk-live", "aria-label": gettext("Candles table") }, [
         h("div", { class: "ct-layout tk-layout" }, [
           h("div", { class: "ct-bar tk-bar" }, [this.roundEl, this.skipButton]),
@@ -233,7 +234,7 @@
             h("h3", { class: "ct-title tk-visually-hidden", id: id("shelves-title"), text: gettext("Shelves") }),
             this.shelvesEl,
           ]),
-          this.stageEl = h("div", { class: "ct-area ct-area--stage" }, [this.handEl, this.revealEl]),
+          this.stageEl,
           h("div", { class: "ct-area ct-area--extra" }, [this.logEl, this.collectedEl]),
         ]),
         this.fxEl, this.tipEl, this.descsEl,
@@ -557,6 +558,7 @@
           h("i", { class: "ct-state-icon", "aria-hidden": "true" }),
           h("span", { class: "ct-player-name tk-player-name", text: this.name(seat) }),
           seat === this.seat ? h("span", { class: "ct-you tk-you", text: gettext("You") }) : null,
+          this.botBadge(seat),
           live ? h("span", { class: "tk-visually-hidden", text: ", " + stateWords }) : null,
           h("span", { class: "ct-player-wax" }, [
             h("i", { class: "ct-drop", "aria-hidden": "true" }),
@@ -690,7 +692,7 @@
       const cards = Array.from(this.cardsEl.querySelectorAll(".ct-card"));
       const picked = this.pending ? this.pending.candle : view.my_pick;
       const current = interactive ? this.selected : picked;
-      let tabStop = cards.find((card) => Number(card.dataset.candle) === current) || cards[0];
+      const tabStop = cards.find((card) => Number(card.dataset.candle) === current) || cards[0];
       cards.forEach((card) => {
         const candle = Number(card.dataset.candle);
         const on = candle === current && current !== null && current !== undefined;

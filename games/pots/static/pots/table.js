@@ -421,7 +421,7 @@
     }
 
     /* The words and sound of one event; quietly (after Skip) only the words that matter. */
-    narrate(event, work, quiet) {
+    narrate(event, _work, quiet) {
       const name = (seat) => this.name(seat);
       const values = { name: name(event.seat), card: event.card !== undefined ? cardName(event.card) : "" };
       let words = null;
@@ -719,6 +719,7 @@
           seat === model.dealer ? h("i", { class: "pt-dealer-chip", title: gettext("Dealer"), "aria-hidden": "true", text: pgettext("dealer chip", "D") }) : null,
           h("span", { class: "pt-player-name tk-player-name", text: this.name(seat) }),
           seat === this.seat ? h("span", { class: "pt-you tk-you", text: gettext("You") }) : null,
+          this.botBadge(seat),
           h("span", {
             class: "pt-status", tabindex: -1, "data-tip": "", "data-key": `status:${seat}`, "aria-describedby": statusId,
             text: statusWord(row.status),

@@ -71,7 +71,7 @@
   function percentFormat(lang, value) {
     try {
       return new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 1 }).format(value);
-    } catch (error) {
+    } catch {
       return Math.round(value * 1000) / 10 + "%";
     }
   }
@@ -79,7 +79,7 @@
   function number(value) {
     try {
       return new Intl.NumberFormat(document.documentElement.lang || undefined).format(value);
-    } catch (error) {
+    } catch {
       return String(value);
     }
   }
@@ -171,9 +171,18 @@
       ]);
       this.fxEl = h("div", { class: "tt-fx tk-fx", "aria-hidden": "true" });
       this.tipEl = h("div", { class: "tt-tooltip ww-tip", id: id("tooltip"), role: "tooltip", hidden: true });
-      this.descsEl = h("div", { class: "tt-descs", hidden: true }, [
-        this.lanternsDesc = h("span", { id: id("lanterns-desc") }),
-        this.signDesc = h("span", { id: id("sign-desc") }),
+      this.lanternsDesc = h("span", { id: id("lanterns-desc") });
+      this.signDesc = h("span", { id: id("sign-desc") });
+      this.descsEl = h("div", { class: "tt-descs", hidden: true }, [this.lanternsDesc, this.signDesc]);
+      this.stageEl = h("div", { class: "tt-area tt-area--stage" }, [
+        h("div", { class: "tt-kit" }, [
+          h("div", { class: "tt-dice-box" }, [this.diceButton, this.throwNoteEl]),
+          h("div", { class: "tt-gauges" }, [this.lanternsEl, this.signEl]),
+        ]),
+        this.trayEl,
+        h("div", { class: "tt-actions" }, [
+          this.statusEl, h("div", { class: "tt-buttons" }, [this.throwButton, this.campButton]),
+        ]),
       ]);
       this.root = h("section", { class: "trails-table tt-live ww-table tk-live", "aria-label": gettext("Trails table") }, [
         h("div", { class: "tt-layout tk-layout" }, [
@@ -186,16 +195,7 @@
             h("h3", { class: "tt-title tk-visually-hidden", id: id("board-title"), text: gettext("The map") }),
             h("div", { class: "tt-map" }, [this.boardEl, this.bustEl]),
           ]),
-          this.stageEl = h("div", { class: "tt-area tt-area--stage" }, [
-            h("div", { class: "tt-kit" }, [
-              h("div", { class: "tt-dice-box" }, [this.diceButton, this.throwNoteEl]),
-              h("div", { class: "tt-gauges" }, [this.lanternsEl, this.signEl]),
-            ]),
-            this.trayEl,
-            h("div", { class: "tt-actions" }, [
-              this.statusEl, h("div", { class: "tt-buttons" }, [this.throwButton, this.campButton]),
-            ]),
-          ]),
+          this.stageEl,
           h("div", { class: "tt-area tt-area--extra" }, [this.logEl]),
         ]),
         this.fxEl, this.tipEl, this.descsEl,
@@ -360,7 +360,7 @@
       this.animations.forEach((animation) => {
         try {
           animation.cancel();
-        } catch (error) {
+        } catch {
           // Already gone.
         }
       });
@@ -634,6 +634,7 @@
           h("span", { class: "tt-seat-mark", "data-seat": seat, "aria-hidden": "true" }),
           h("span", { class: "tt-player-name tk-player-name", text: this.name(seat) }),
           seat === this.seat ? h("span", { class: "tt-you tk-you", text: gettext("You") }) : null,
+          this.botBadge(seat),
           current ? h("span", { class: "tk-visually-hidden", text: ", " + gettext("climbing now") }) : null,
           flags,
           h("span", { class: "tk-visually-hidden", text: ", " + say(ngettext(
