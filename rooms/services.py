@@ -24,12 +24,12 @@ from django.utils.translation import gettext_lazy as _lazy
 
 from games import fairness, registry
 from games.errors import IllegalAction
-from rooms import broadcast, codes, live
+from rooms import broadcast, codes, live, names
 from rooms.models import Game, Move, Room, Seat
 
 log = logging.getLogger(__name__)
 
-NAME_MAX = 24
+NAME_MAX = names.NAME_MAX
 _BOT_OR_STAND_IN = Q(is_bot=True) | Q(stand_in=True)
 _FIELDS_A_MOVE_CHANGES = [
     "state", "seq", "prompts", "deadline_at", "deadline_seq", "paused_remaining", "status", "result", "ended_at",
@@ -73,9 +73,13 @@ class SeatTicket:
 # --- helpers ----------------------------------------------------------------------------------
 
 def _clean_name(name: str) -> str:
-    name = " ".join((name or "").split())[:NAME_MAX]
+    name = " ".join((name or "").split())
     if not name:
         raise ServiceError("bad_name", _("Please give a display name."))
+    if len(name) > NAME_MAX:
+        raise ServiceError("bad_name", _("A display name has at most %(max)s characters.") % {"max": NAME_MAX})
+    if names.reads_as_bot(name):
+        raise ServiceError("bad_name", _("That name reads as a bot's: please choose another."))
     return name
 
 
@@ -357,11 +361,12 @@ def set_client_seed(*, room_code: str, seat: int, value: str) -> None:
 
 
 def start_game(*, room_code: str, seat: int | None, mover: str | None = None) -> Game:
-    """The host (seat 1, index 0) starts; empty seats get bots. seat=None: the platform itself. `mover`
-    names the socket's request in the update it makes (rooms/move_queue.py)."""
+    """The host (seat 1, index 0, or whoever the role passed to: fire_grace) starts; empty seats get bots.
+    seat=None: the platform itself. `mover` names the socket's request in the update it makes
+    (rooms/move_queue.py)."""
     with _writing():
         room = _room_for_update(room_code)
-        if seat is not None and seat != 0:
+        if seat is not None and seat != live.host_seat(room_code):
             raise ServiceError("not_host", _("Only the host can start the game."))
         game = _current_game(room, lock=True)
         if game.status != Game.Status.LOBBY:
@@ -613,9 +618,11 @@ def seat_disconnected(*, room_code: str, seat: int, channel: str) -> None:
 
 
 def fire_grace(*, room_code: str, seat: int) -> bool:
-    """The grace period ran out: if the player is still away, a bot plays for the seat."""
+    """The grace period ran out: if the player is still away, a bot plays for the seat, and if they were
+    the host, the role passes to a player who is there."""
     if seat in live.connected_seats(room_code):
         return False
+    _pass_host_if_away(room_code, seat)
     with _writing():
         # The room first, as every writer does: locking the seat first deadlocked with the expiry sweep.
         room = Room.objects.select_for_update().filter(code=room_code).first()
@@ -637,6 +644,20 @@ def fire_grace(*, room_code: str, seat: int) -> bool:
         if pending is not None:
             transaction.on_commit(lambda: _schedule_bots(game_id, [(seat, pending)]))
     return True
+
+
+def _pass_host_if_away(room_code: str, seat: int) -> None:
+    """A host away past the grace period would stall the room (Start and Play again are theirs): the role
+    passes to the first seat, by index, of a person who is connected. Nobody there: it stays."""
+    if seat != live.host_seat(room_code):
+        return
+    connected = live.connected_seats(room_code)
+    people = Seat.objects.filter(room__code=room_code, is_bot=False).exclude(return_code_hash="")
+    heir = next((row.index for row in people.order_by("index") if row.index in connected), None)
+    if heir is None or heir == seat:
+        return
+    live.pass_host(room_code, heir)
+    broadcast.room_changed(room_code)
 
 
 # --- pause, end, expiry -----------------------------------------------------------------------

@@ -110,6 +110,9 @@ def play_together(url: str, new_page) -> None:
     for page, me in ((ana, "Ana"), (ben, "Ben")):
         names = page.eval_on_selector_all(".ct-player .ct-player-name", "(n) => n.map((x) => x.textContent)")
         assert names == ["Ana", "Ben", "Bot 1"]
+        badges = page.eval_on_selector_all(
+            ".ct-player", "(chips) => chips.map((c) => c.querySelector('.tk-bot') ? 'bot' : '')")
+        assert badges == ["", "", "bot"], "the bot's chip carries a badge, the people's none"
         assert me in page.text_content(".ct-player.is-me")
 
     latecomer = new_page("latecomer", viewport={"width": 390, "height": 844}, has_touch=True)
