@@ -57,6 +57,18 @@ async def call_service(function, /, **kwargs):
     return result
 
 
+def seat_group(room_code: str, seat: int) -> str:
+    return f"{broadcast.room_group(room_code)}.seat{seat}"
+
+
+def _device_of(scope) -> str:
+    """What tells one browser from another: its session (tabs of one browser share it); a program with no
+    cookie is a device of its own."""
+    session = scope.get("session")
+    key = getattr(session, "session_key", None) if session is not None else None
+    return f"session:{key}" if key else f"socket:{id(scope)}"
+
+
 class RoomConsumer(AsyncWebsocketConsumer):
     room_code: str
     seat: int | None = None
@@ -73,7 +85,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if not await _reading(Room.objects.filter(code=self.room_code).exists)():
             await self.close(code=4404)
             return
-        self.seat = await _reading(seat_from_scope)(self.scope, self.room_code)
+        self.device = _device_of(self.scope)
+        # A page told its seat is played elsewhere watches (?watch=1) until its player takes the seat back.
+        watching = b"watch=1" in self.scope.get("query_string", b"").split(b"&")
+        self.seat = None if watching else await _reading(seat_from_scope)(self.scope, self.room_code)
         await self.accept()
         await self._take_place(self.seat)
 
@@ -101,7 +116,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
         self.seat = seat
         if seat is not None:
+            # One device plays a seat: the one that took it last. Another device on it is told (seat_taken).
+            group = seat_group(self.room_code, seat)
+            self.groups_joined.append(group)
+            await self.channel_layer.group_add(group, self.channel_name)
             await call_service(services.seat_connected, room_code=self.room_code, seat=seat, channel=self.channel_name)
+            await self.channel_layer.group_send(group, {
+                "type": "seat.taken", "channel": self.channel_name, "device": self.device})
         else:
             await _reading(live.presence_join)(self.room_code, None, self.channel_name)
         await self._send_snapshot()
@@ -277,6 +298,21 @@ class RoomConsumer(AsyncWebsocketConsumer):
             if deadline is not None:
                 deadline.cancel()
         await self.send(text_data=broadcast.stamped(broadcast.text_for_seat(event, self.seat), time.time()))
+
+    async def seat_taken(self, event):
+        """This seat was taken on another device (its return code, or a log-in elsewhere): that device plays
+        it now. This socket watches, and its page offers to take the seat back. Sockets of one browser
+        (tabs sharing a session) play the seat together, as before."""
+        if event["channel"] == self.channel_name or self.seat is None or event["device"] == self.device:
+            return
+        seat = self.seat
+        await call_service(services.seat_disconnected, room_code=self.room_code, seat=seat, channel=self.channel_name)
+        with translation.override(self.language):
+            await self._send_json({
+                "type": "seat_elsewhere", "seat": seat,
+                "message": str(_("Your seat is now played on another device. You are watching; you may take it back.")),
+            })
+            await self._take_place(None)
 
     async def request_refused(self, event):
         """The worker refused this socket's request; it changed nothing."""

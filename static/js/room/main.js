@@ -11,7 +11,7 @@
 
    The protocol is in docs/protocol.md. */
 
-import { $, gettext, setText, show, Sound } from "./dom.js";
+import { $, gettext, make, setText, show, Sound } from "./dom.js";
 import { renderEnd } from "./ending.js";
 import {
   announce,
@@ -168,6 +168,27 @@ function renderAll() {
   updateTimer();
 }
 
+/* The seat was taken on another device (its return code, a log-in): that device plays it, this page
+   watches. Its reconnections stay spectators (?watch=1) until the player takes the seat back here. */
+function onSeatElsewhere(message) {
+  state.displaced = true;
+  socket.url = socketUrl();
+  const box = $("room-alerts");
+  if (!box || $("seat-elsewhere")) return;
+  const note = make("div", "alert info");
+  note.id = "seat-elsewhere";
+  const takeBack = make("button", "small primary", gettext("Take my seat back"));
+  takeBack.type = "button";
+  takeBack.addEventListener("click", () => {
+    state.displaced = false;
+    note.remove();
+    socket.restart(socketUrl());
+  });
+  note.append(make("p", null, message.message || gettext("Your seat is now played on another device.")), takeBack);
+  box.append(note);
+  announce(message.message);
+}
+
 function renderConnection(kind) {
   setConnection(kind, socket ? socket.retryAt : 0);
   if (kind === "gone") showAlert(gettext("This room no longer exists. Reload the page to see its finished games."));
@@ -283,7 +304,8 @@ function tick() {
 }
 
 function socketUrl() {
-  return (window.location.protocol === "https:" ? "wss://" : "ws://") + window.location.host + config.socket;
+  const base = (window.location.protocol === "https:" ? "wss://" : "ws://") + window.location.host + config.socket;
+  return state.displaced ? `${base}?watch=1` : base;
 }
 
 function start() {
@@ -295,6 +317,7 @@ function start() {
       room: onRoom,
       error: onServerError,
       status: renderConnection,
+      elsewhere: onSeatElsewhere,
       lost: () => announce(gettext("Connection lost. Reconnecting…")),
       back: () => announce(gettext("Connected again.")),
     },

@@ -18,6 +18,7 @@ const OPEN = 1;
  *   const socket = new RoomSocket({ url, handlers: { snapshot, update, room, error, status } });
  *   socket.start(); socket.send(message) -> bool; socket.requestSync(); socket.reconnectNow();
  *
+ * handlers.elsewhere(message) hears that this socket's seat was taken on another device.
  * handlers.snapshot(message) and handlers.update(message, kind) get the game's messages in order
  * (kind: "next", "same" or "new-game", see protocol.js); handlers.status(kind) hears "connecting",
  * "open", "waiting" (for retryAt) or "gone" (the room does not exist: no more attempts), and
@@ -135,6 +136,15 @@ export class RoomSocket {
   }
 
   /* The player asked, the network came back or the page is seen again: try at once. */
+  /* Connect again now, to `url` if given (the same room, another way in). */
+  restart(url) {
+    if (this.gone) return;
+    if (url) this.url = url;
+    this.drop();
+    this.attempt = 0;
+    this.connect();
+  }
+
   reconnectNow() {
     if (this.gone) return;
     if (this.socket && this.socket.readyState <= OPEN) return;
@@ -203,6 +213,8 @@ export class RoomSocket {
         return this.on.error && this.on.error(message);
       case "pong":
         return this.receivePong(message.position);
+      case "seat_elsewhere":
+        return this.on.elsewhere && this.on.elsewhere(message);
       default:
         return null; // anything newer
     }
