@@ -284,6 +284,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
             "room_digest": snapshots.room_digest(public),
             "game": snapshots.public_game(game) if game else None,
             "view": snapshots.seat_view(game, self.seat) if game else None,
+            # Who made this seat's last decision while its player was away ("stand_in") or out of time
+            # ("table"); null when the player did.
+            "played_for": live.played_for(game.pk, self.seat) if game and self.seat is not None else None,
             "server_time": time.time(),
         }
 

@@ -103,6 +103,25 @@ def connected_seats(room_code: str) -> set[int]:
     return seats
 
 
+# --- who decided for an absent player ----------------------------------------------------------
+
+PLAYED_FOR_TTL_SECONDS = 6 * 3600
+
+
+def note_played_for(game_id: int, seat: int, by: str | None) -> None:
+    """Remember that a stand-in or the table made this seat's last decision (by), or forget it (None: the
+    player decided), so that a player coming back is told in their snapshot."""
+    name = key("played_for", game_id, seat)
+    if by is None:
+        client().delete(name)
+    else:
+        client().set(name, by, ex=PLAYED_FOR_TTL_SECONDS)
+
+
+def played_for(game_id: int, seat: int) -> str | None:
+    return client().get(key("played_for", game_id, seat))
+
+
 # --- the host ---------------------------------------------------------------------------------
 
 def _host_key(room_code: str) -> str:

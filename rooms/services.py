@@ -519,6 +519,12 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
     after = _advance(game, spec, previous_to_act=acting, acted=seat, events=events)
     _SAVE_WHAT_A_MOVE_CHANGES.run(game)
     _touch(room, every_move=True)
+    if by in (Move.By.STAND_IN, Move.By.TABLE):
+        # The player was away or out of time: their table says who decided for them, now or on return.
+        events = [*events, {"type": "played_for", "seat": seat, "by": by, "only": seat}]
+    if by != Move.By.BOT:
+        game_id = game.pk
+        transaction.on_commit(lambda: live.note_played_for(game_id, seat, None if by == Move.By.PLAYER else by))
     transaction.on_commit(broadcast.prepare_game_update(game, events, mover=mover))
     transaction.on_commit(after)
     if game.is_over:

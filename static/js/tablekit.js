@@ -293,6 +293,7 @@
       this.label = label;
       this.settings = Object.assign({}, DEFAULT_SETTINGS, ctx.settings || {});
       this.pending = null; // a move sent and not yet answered: {until, ...what the table keeps of it}
+      this.playedFor = null;
       this.queue = [];
       this.busy = false;
       this.animating = false;
@@ -431,11 +432,32 @@
       ]);
     }
 
+    // who decided for this seat
+
+    /* this.playedFor: who made this seat's last decision when its player did not ("stand_in": a bot while
+       they were away; "table": the table when time ran out), or null. An update says so with a
+       played_for event; a snapshot (no events) with the room's word (ctx.playedFor); the player's own
+       answered move clears it. */
+    notePlayedFor(events) {
+      const forMe = events.find((event) => event.type === "played_for" && event.seat === this.seat);
+      if (forMe) {
+        this.playedFor = forMe.by;
+        this.ctx.announce(forMe.by === "table"
+          ? window.gettext("Time ran out: the table decided for you.")
+          : window.gettext("A bot decided for you while you were away."));
+      } else if (!events.length) {
+        this.playedFor = this.ctx.playedFor ? this.ctx.playedFor() : null;
+      } else if (this.pending) {
+        this.playedFor = null;
+      }
+    }
+
     // the update queue
 
     /* Returns a promise that settles once this update is drawn, after its animation if any. */
     update(view, events, game) {
       if (this.destroyed) return Promise.resolve();
+      this.notePlayedFor(events || []);
       return new Promise((resolve) => {
         this.queue.push({ view, events: events || [], game, done: resolve });
         if (!this.busy) this.drain();

@@ -57,6 +57,7 @@ function onSnapshot(message) {
   state.game = message.game;
   state.view = message.view;
   state.seq = message.seq || 0;
+  state.playedFor = message.played_for || null;
   state.holdEnd = false;
   if (message.game && message.game.status !== "lobby") endAutostart();
   noticeSeatChanges(previousRoom, state.room);

@@ -15,6 +15,7 @@ export const state = {
   // The socket's seat changed under this page (the seat was taken on another device): see main.js.
   displaced: false,
   rendererFailed: false, // the table could not be loaded: the room shows its own seats bar
+  playedFor: null, // who made this seat's last decision while its player was away (the last snapshot's word)
   holdEnd: false, // the game is over but the table is still animating its last moves
   turnShown: false, // the player was told it is their turn (once the table drew it)
   startPendingUntil: 0,

@@ -31,6 +31,7 @@ function rendererContext() {
     settings: config.table || {},
     players,
     playerLabel,
+    playedFor: () => state.playedFor,
     sendMove(action) {
       const sent = link.send({ type: "move", seq: state.seq, action, ref: "move" });
       if (!sent) showAlert(gettext("You are not connected right now, so that move was not sent. Reconnecting…"));

@@ -720,8 +720,17 @@
         view.picked.forEach((picked, seat) => {
           if (!picked) waiting.push(this.name(seat));
         });
-        if (!waiting.length) return say(gettext("You picked %(candle)s."), { candle: view.my_pick });
-        return say(gettext("You picked %(candle)s. Waiting for %(names)s."), { candle: view.my_pick, names: listOf(waiting) });
+        const values = { candle: view.my_pick, names: listOf(waiting) };
+        if (this.playedFor === "stand_in") {
+          if (!waiting.length) return say(gettext("The bot played %(candle)s for you."), values);
+          return say(gettext("The bot played %(candle)s for you. Waiting for %(names)s."), values);
+        }
+        if (this.playedFor === "table") {
+          if (!waiting.length) return say(gettext("Time ran out: the table played %(candle)s for you."), values);
+          return say(gettext("Time ran out: the table played %(candle)s for you. Waiting for %(names)s."), values);
+        }
+        if (!waiting.length) return say(gettext("You picked %(candle)s."), values);
+        return say(gettext("You picked %(candle)s. Waiting for %(names)s."), values);
       }
       if (!this.canPick()) return "";
       if (this.selected === null) return gettext("Pick a candle, then Play.");
