@@ -72,6 +72,7 @@ def _device_of(scope) -> str:
 class RoomConsumer(AsyncWebsocketConsumer):
     room_code: str
     seat: int | None = None
+    seated_at = 0.0  # when this socket took its seat
 
     async def connect(self):
         self.room_code = self.scope["url_route"]["kwargs"]["code"].upper()
@@ -118,11 +119,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if seat is not None:
             # One device plays a seat: the one that took it last. Another device on it is told (seat_taken).
             group = seat_group(self.room_code, seat)
+            self.seated_at = time.time()
             self.groups_joined.append(group)
             await self.channel_layer.group_add(group, self.channel_name)
             await call_service(services.seat_connected, room_code=self.room_code, seat=seat, channel=self.channel_name)
             await self.channel_layer.group_send(group, {
-                "type": "seat.taken", "channel": self.channel_name, "device": self.device})
+                "type": "seat.taken", "channel": self.channel_name, "device": self.device, "at": self.seated_at})
         else:
             await _reading(live.presence_join)(self.room_code, None, self.channel_name)
         await self._send_snapshot()
@@ -308,6 +310,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         (tabs sharing a session) play the seat together, as before."""
         if event["channel"] == self.channel_name or self.seat is None or event["device"] == self.device:
             return
+        if event["at"] < self.seated_at:
+            return  # an older taking, delivered late: this socket took the seat after it
         seat = self.seat
         await call_service(services.seat_disconnected, room_code=self.room_code, seat=seat, channel=self.channel_name)
         with translation.override(self.language):

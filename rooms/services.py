@@ -436,6 +436,7 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
         game.paused_remaining = None
         return (lambda: live.cancel(superseded)) if superseded else (lambda: None)
     countdown = None
+    showing = spec.showing_seconds(events) if spec.showing_seconds else 0.0
     if new_prompt and not game.is_paused:
         seconds = spec.countdown_seconds(game.options, events)
         game.deadline_at = timezone.now() + timedelta(seconds=seconds)
@@ -449,17 +450,20 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
     def after_commit():
         if countdown:
             live.replace(superseded, *countdown)
-        _schedule_bots(game_id, bot_turns)
+        _schedule_bots(game_id, bot_turns, showing)
 
     return after_commit
 
 
-def _schedule_bots(game_id: int, turns: list[tuple[int, int]]) -> None:
-    """Ask the worker to play any pending decision whose seat is a bot or covered by one."""
+def _schedule_bots(game_id: int, turns: list[tuple[int, int]], showing: float = 0.0) -> None:
+    """Ask the worker to play any pending decision whose seat is a bot or covered by one: once the table
+    has shown the move that posed it (`showing` seconds: a reveal, a throw, cards dealt), and a short beat
+    after, so people can follow a bot's turn without waiting on it."""
     if not turns:
         return
     covered = {index for (index,) in _SEATS_A_BOT_PLAYS.values(game_id)}
-    delay = settings.WICKWISE["BOT_DELAY_SECONDS"]
+    waits = settings.WICKWISE.get("BOT_WAITS_FOR_TABLE", True)
+    delay = (showing if waits else 0.0) + settings.WICKWISE["BOT_DELAY_SECONDS"]
     for seat, prompt in turns:
         if seat in covered:
             live.schedule(f"bot:{game_id}:{seat}:{prompt}", time.time() + delay)

@@ -150,7 +150,9 @@ SESSION_COOKIE_SAMESITE = "Lax"
 # The game platform's tunables; tests and benchmarks shorten them.
 WICKWISE = {
     "GRACE_SECONDS": float(os.environ.get("WICKWISE_GRACE_SECONDS", "20")),
-    "BOT_DELAY_SECONDS": float(os.environ.get("WICKWISE_BOT_DELAY_SECONDS", "0.8")),
+    # A bot decides once the table has shown the move before (GameSpec.showing_seconds), this long after.
+    "BOT_DELAY_SECONDS": float(os.environ.get("WICKWISE_BOT_DELAY_SECONDS", "0.25")),
+    "BOT_WAITS_FOR_TABLE": os.environ.get("WICKWISE_BOT_WAITS_FOR_TABLE", "true").lower() == "true",
     "ROOM_LIFETIME_DAYS": 30,
     "PRESENCE_TTL_SECONDS": 45,
     "WORKER_POLL_SECONDS": 0.05,

@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from games import registry
 from games.candles import spec as candles_spec
+from games.trails import spec as trails_spec
 from rooms import services
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +70,7 @@ def room_config(client, game: str) -> dict:
 def test_the_room_hands_the_table_the_servers_move_answer_time(client, settings):
     settings.WICKWISE = {**settings.WICKWISE, "MOVE_ANSWER_SECONDS": 7}
     config = room_config(client, "trails")
-    assert config["table"] == {"moveAnswerSeconds": 7}
+    assert config["table"] == {"moveAnswerSeconds": 7, "pace": trails_spec.TABLE_PACE}
 
 
 @pytest.mark.django_db

@@ -342,12 +342,19 @@
 
     // --- the story of an update, card by card ------------------------------------------------------
 
-    /* Milliseconds: one card (its flight included), one flight, a word (stop, spill...), the end of a hand. */
+    /* Milliseconds: one card (its flight included), one flight, a word (stop, spill...), the end of a hand.
+       The server's pace (TABLE_PACE in games/pots/spec.py), which it waits out before a bot decides;
+       reduced motion, or a table mounted without the server's pace, is quicker. Many cards at once (a
+       deal) go quicker, so a deal at 8 seats takes about 2 s. */
     pace(count) {
-      if (prefersReducedMotion()) return { card: 160, fly: 0, word: 200, hand: 700, reduced: true };
-      // Many cards at once (a deal): quicker, so a deal at 8 seats takes about 2 s.
-      const quick = count > 6;
-      return { card: quick ? 260 : 420, fly: quick ? 210 : 320, word: 450, hand: 1200, reduced: false };
+      const full = this.settings.pace;
+      if (prefersReducedMotion() || !full) return { card: 160, fly: 0, word: 200, hand: 700, reduced: true };
+      const quick = count > full.quickOver;
+      const ms = (seconds) => Math.round(seconds * 1000);
+      return {
+        card: ms(quick ? full.quickCard : full.card), fly: ms(quick ? full.quickFly : full.fly), word: ms(full.word),
+        hand: ms(full.hand), reduced: false,
+      };
     }
 
     async animate(item) {

@@ -288,19 +288,31 @@
       return fresh;
     }
 
+    /* Milliseconds of a throw: the tumble and landing, and a fall. The server's pace (TABLE_PACE in
+       games/trails/spec.py), which it waits out before a bot answers the throw; reduced motion, or a
+       table mounted without the server's pace, is quicker. */
+    pace() {
+      const full = this.settings.pace;
+      if (prefersReducedMotion() || !full) return { roll: 160, fall: 700, reduced: true };
+      return { roll: Math.round(full.roll * 1000), fall: Math.round(full.fall * 1000), reduced: false };
+    }
+
     /* The four dice tumble, then land on the throw. */
     async rollDice(dice) {
       const dies = Array.from(this.diceButton.querySelectorAll(".tt-die"));
+      const pace = this.pace();
       this.diceButton.classList.remove("is-busted", "is-old");
-      if (prefersReducedMotion()) {
+      if (pace.reduced) {
         dies.forEach((die, i) => setFace(die, dice[i]));
-        await this.sleep(160);
+        await this.sleep(pace.roll);
         return;
       }
       this.diceButton.classList.add("is-rolling");
-      for (let frame = 0; frame < 6 && !this.destroyed; frame++) {
+      const landing = 240;
+      const frame = Math.max(30, (pace.roll - landing) / 6);
+      for (let turn = 0; turn < 6 && !this.destroyed; turn++) {
         dies.forEach((die) => setFace(die, 1 + Math.floor(Math.random() * 6)));
-        await this.sleep(70);
+        await this.sleep(frame);
       }
       dies.forEach((die, i) => setFace(die, dice[i]));
       this.diceButton.classList.remove("is-rolling");
@@ -308,13 +320,13 @@
         { transform: "translateY(-18%) rotate(" + (i % 2 ? 14 : -14) + "deg)" },
         { transform: "translateY(4%) rotate(0deg)", offset: 0.7 },
         { transform: "none" },
-      ], { duration: 220, easing: "ease-out" }));
-      await this.sleep(240);
+      ], { duration: landing - 20, easing: "ease-out" }));
+      await this.sleep(landing);
     }
 
     /* Lost balance: the word over the map, the lanterns drop, and the map shakes a little. */
     async showFall(seat) {
-      const reduced = prefersReducedMotion();
+      const reduced = this.pace().reduced;
       this.diceButton.classList.add("is-busted");
       this.sound("tip");
       this.bustEl.replaceChildren(
@@ -333,7 +345,7 @@
           { transform: "translateX(-2px)" }, { transform: "translateX(0)" },
         ], { duration: 380 });
       }
-      await this.sleep(reduced ? 700 : 1100);
+      await this.sleep(this.pace().fall);
       this.bustEl.hidden = true;
     }
 
