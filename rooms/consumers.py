@@ -84,6 +84,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.unanswered: dict[str, asyncio.TimerHandle] = {}  # a request handed to the worker -> its deadline
         self.tasks: set[asyncio.Task] = set()
         if not await _reading(Room.objects.filter(code=self.room_code).exists)():
+            # Accepted, then closed: a close before accepting refuses the handshake with HTTP 403, and
+            # the client never sees the code that says the room does not exist.
+            await self.accept()
             await self.close(code=4404)
             return
         self.device = _device_of(self.scope)
@@ -148,7 +151,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def _receive(self, text_data, bytes_data):
         if bytes_data is not None or text_data is None:
             return await self._error("bad_message", _("Messages must be JSON text."))
-        if len(text_data.encode()) > settings.WICKWISE["WS_MAX_MESSAGE_BYTES"]:
+        size = len(text_data.encode())
+        if size > settings.WICKWISE["WS_CLOSE_OVER_BYTES"]:
+            # Far over the limit: not a client's slip. Closed with a close frame, which daphne's own limit,
+            # set higher, would not send. 4413 (as HTTP's 413): daphne lets an application close only with
+            # 1000 or 3000 to 4999, so 1009 is not available here.
+            return await self.close(code=4413)
+        if size > settings.WICKWISE["WS_MAX_MESSAGE_BYTES"]:
             return await self._error("too_large", _("That message is too large."))
         if not self._take_token():
             return await self._error("rate_limited", _("Too many messages; slow down."))
@@ -166,7 +175,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await handler(message)
         except services.ServiceError as error:
             await self._error(error.code, error.message, ref=message.get("ref"))
-            if error.code == "stale_seq":
+            if error.code in ("stale_seq", "future_seq"):
                 await self._send_snapshot()
 
     def _take_token(self) -> bool:
@@ -328,5 +337,5 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return  # already told, at its deadline
         deadline.cancel()
         await self._error(event["code"], event["message"], ref=event["ref"])
-        if event["code"] == "stale_seq":
+        if event["code"] in ("stale_seq", "future_seq"):
             await self._send_snapshot()

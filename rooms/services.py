@@ -508,10 +508,14 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
         raise ServiceError("paused", _("The game is paused."))
     spec = registry.get(game.game)
     acting = _pending(game, spec)
+    if seq > game.seq:
+        raise ServiceError(
+            "future_seq", _("That move names a position the game has not reached; here is the current one."))
+    if seq < game.prompts.get(str(seat), game.seq if seat not in acting else 0):
+        # Also a move sent twice: the first answered that position, which has moved on since.
+        raise ServiceError("stale_seq", _("That move answers an old position; here is the current one."))
     if seat not in acting:
         raise ServiceError("not_your_turn", _("It is not your turn to decide."))
-    if seq > game.seq or seq < game.prompts.get(str(seat), 0):
-        raise ServiceError("stale_seq", _("That move answers an old position; here is the current one."))
     try:
         state, events = spec.engine.apply(game.state, seat, action, _rng(game))
     except IllegalAction as error:

@@ -7,7 +7,7 @@ import json
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -186,7 +186,10 @@ def my_games(request):
 
 @require_GET
 def record(request, code: str, number: int):
-    game = get_object_or_404(Game, room_code=codes.normalize(code), number=number)
+    game = Game.objects.filter(room_code=codes.normalize(code), number=number).first()
+    if game is None:  # a program asked: it gets the API's JSON error, not a page
+        missing = services.ServiceError("no_such_record", _("There is no game record with that room and number."))
+        return _api_error(missing, 404)
     response = JsonResponse(snapshots.public_record(game), json_dumps_params={"indent": 1})
     response["Cache-Control"] = "no-store" if not game.is_over else "public, max-age=3600"
     return response

@@ -157,6 +157,9 @@ WICKWISE = {
     "PRESENCE_TTL_SECONDS": 45,
     "WORKER_POLL_SECONDS": 0.05,
     "WS_MAX_MESSAGE_BYTES": 4096,
+    # A frame over this closes the socket (4413). Daphne's own limit is set above it (64 KiB) so that the
+    # close is the consumer's, with a close frame: daphne drops a connection without one.
+    "WS_CLOSE_OVER_BYTES": 8192,
     "WS_RATE_PER_SECOND": 10,
     "WS_RATE_BURST": 30,
     # A socket's move the worker has not answered by then is refused, and the worker drops it unplayed.

@@ -133,7 +133,7 @@ function onServerError(message) {
     endAutostart(); // the lobby and its Start button come back with the message
   }
   if (message.ref === "play_again") state.playAgainPendingUntil = 0;
-  showAlert(text, message.code === "stale_seq" ? "info" : "");
+  showAlert(text, message.code === "stale_seq" || message.code === "future_seq" ? "info" : "");
   renderLobby();
   renderEnd();
 }
