@@ -58,6 +58,12 @@ export function renderEnd() {
     ranking.append(item);
   }
   show(ranking, rows.length > 0);
+  // The star after a name (site.css) marks the player's own place: said once, under the ranking.
+  const legend = $("ranking-legend");
+  if (legend) {
+    legend.textContent = gettext("★ marks your place.");
+    show(legend, rows.some((row) => row.seat === state.seat));
+  }
   const impl = rendererImpl();
   const rule = $("score-rule");
   if (impl && impl.scoreRule) {

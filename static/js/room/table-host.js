@@ -88,6 +88,7 @@ export function feedTable(events) {
     if (!renderer) {
       renderer = impl.mount($("table"), rendererContext());
       rendererKey = key;
+      if (game.status === "playing") window.requestAnimationFrame(bringTableIntoView);
     }
     return renderer.update(state.view, events, game);
   } catch (error) {
@@ -114,6 +115,20 @@ function waitForTable() {
   }
   window.clearTimeout(rendererWaitTimer);
   rendererWaitTimer = window.setTimeout(() => feedTable([]), RENDERER_RETRY_MS);
+}
+
+/* A phone shows the room's header above the table: when a game starts there, the table moves up to just
+   below the sticky status bar, so the whole table (on candles: the shelves, the hand and Play) is on
+   one screen. A page the player has already scrolled, or is typing in, stays where it is. */
+function bringTableIntoView() {
+  const area = $("table-area");
+  if (!area || area.hidden || !window.matchMedia("(max-width: 48rem)").matches) return;
+  const active = document.activeElement;
+  if (window.scrollY > 0 || (active && active.closest && active.closest("input, textarea, select"))) return;
+  const bar = $("play-status");
+  const barHeight = bar && !bar.hidden ? bar.getBoundingClientRect().height : 0;
+  const top = area.getBoundingClientRect().top - barHeight - 8;
+  if (top > 0) window.scrollTo({ top, behavior: "auto" });
 }
 
 /* The end of a game appears above the table: on a small screen the player is looking further down. */

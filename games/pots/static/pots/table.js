@@ -288,7 +288,11 @@
           h("div", { class: "pt-area--rows" }, [
             h("h3", { class: "tk-visually-hidden", id: id("rows-title"), text: gettext("Players") }), this.rowsEl,
           ]),
-          h("div", { class: "pt-area--extra" }, [this.scoresEl, this.keysEl]),
+          h("div", { class: "pt-area--extra" }, [
+            this.scoresEl,
+            h("p", { class: "pt-legend", text: gettext("In each row: this hand's score, then Σ and the total of the hands before.") }),
+            this.keysEl,
+          ]),
         ]),
         this.fxEl, this.tipEl, this.descsEl,
       ]);

@@ -938,7 +938,10 @@
     // "1 landmark", "3 landmarks": for a room that asks the game to word a score (scoreLabel is one word).
     scoreText: (score) => interpolate(ngettext("%(score)s landmark", "%(score)s landmarks", score), { score }, true),
     lowerIsBetter: false,
-    scoreRule: gettext("The first to three landmarks wins; the others are ranked by landmarks, then by progress."),
+    scoreRule: [
+      gettext("The first to three landmarks wins; the others are ranked by landmarks, then by progress."),
+      gettext("Progress: how far up each trail a player's banners stand, as a share of the trail, added up."),
+    ].join(" "),
     // A player throws, climbs and throws again in one turn: the room chimes once, when the turn comes.
     turnBased: true,
     // The table shows every player, whose turn it is and their landmarks: the room keeps a compact bar.
