@@ -353,6 +353,15 @@
     return el("li", {}, [...parts, el("code", { text: line.code })]);
   }
 
+  /** The record's players by seat; every bot carries a badge, an element no name can imitate. */
+  function renderPlayers(record) {
+    const players = Array.isArray(record.players) ? record.players : [];
+    return players.map((player, seat) => {
+      const badge = player && player.bot ? [" ", el("span", { class: "badge bot", text: gettext("Bot") })] : [];
+      return el("li", {}, [seatName(record, seat), ...badge]);
+    });
+  }
+
   function renderCheck(check) {
     const mark = el("span", { class: "check-mark", "aria-hidden": "true", text: check.ok ? "✓" : "✗" });
     const status = el("span", { class: "visually-hidden", text: check.ok ? gettext("Passed:") : gettext("Failed:") });
@@ -398,6 +407,7 @@
       const checks = await verify(record);
       busy(false);
       list.replaceChildren(...checks.map(renderCheck));
+      if ($("verify-players")) $("verify-players").replaceChildren(...renderPlayers(record));
       results.hidden = false;
       const failed = checks.filter((check) => !check.ok).length;
       page.dataset.result = failed ? "fail" : "pass";
