@@ -125,10 +125,7 @@ function bringTableIntoView() {
   if (!area || area.hidden || !window.matchMedia("(max-width: 48rem)").matches) return;
   const active = document.activeElement;
   if (window.scrollY > 0 || (active && active.closest && active.closest("input, textarea, select"))) return;
-  const bar = $("play-status");
-  const barHeight = bar && !bar.hidden ? bar.getBoundingClientRect().height : 0;
-  const top = area.getBoundingClientRect().top - barHeight - 8;
-  if (top > 0) window.scrollTo({ top, behavior: "auto" });
+  area.scrollIntoView({ block: "start", behavior: "auto" }); // its scroll-margin-top leaves the bar room
 }
 
 /* The end of a game appears above the table: on a small screen the player is looking further down. */
