@@ -12,6 +12,7 @@ run: setup migrate
 
 test: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/biome lint --error-on-warnings
 	$(PY) scripts/test.py
 
 setup: $(STAMP) translations
@@ -31,6 +32,7 @@ migrate: setup
 
 lint: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/biome lint --error-on-warnings
 
 screenshots: setup
 	$(PY) scripts/screenshots.py

@@ -49,6 +49,9 @@ class GameSpec:
     # Action types refused from a player while its live draft is not `draft_unchanged` (undo first).
     undo_draft_before: frozenset[str] = frozenset()
     draft_unchanged: Callable[[dict, dict], bool] | None = None
+    # Values the server and the game's table must agree on (the pace that showing_seconds counts, say):
+    # the room page hands them to the table as ctx.settings, so they are written once, here.
+    table_settings: dict[str, object] = field(default_factory=dict)
 
     def clean_options(self, raw: dict | None) -> dict:
         """Options with defaults filled in; raises ValueError naming the first bad one."""

@@ -57,9 +57,22 @@ async def call_service(function, /, **kwargs):
     return result
 
 
+def seat_group(room_code: str, seat: int) -> str:
+    return f"{broadcast.room_group(room_code)}.seat{seat}"
+
+
+def _device_of(scope) -> str:
+    """What tells one browser from another: its session (tabs of one browser share it); a program with no
+    cookie is a device of its own."""
+    session = scope.get("session")
+    key = getattr(session, "session_key", None) if session is not None else None
+    return f"session:{key}" if key else f"socket:{id(scope)}"
+
+
 class RoomConsumer(AsyncWebsocketConsumer):
     room_code: str
     seat: int | None = None
+    seated_at = 0.0  # when this socket took its seat
 
     async def connect(self):
         self.room_code = self.scope["url_route"]["kwargs"]["code"].upper()
@@ -72,9 +85,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.unanswered: dict[str, asyncio.TimerHandle] = {}  # a request handed to the worker -> its deadline
         self.tasks: set[asyncio.Task] = set()
         if not await _reading(Room.objects.filter(code=self.room_code).exists)():
+            # Accepted, then closed: a close before accepting refuses the handshake with HTTP 403, and
+            # the client never sees the code that says the room does not exist.
+            await self.accept()
             await self.close(code=4404)
             return
-        self.seat = await _reading(seat_from_scope)(self.scope, self.room_code)
+        self.device = _device_of(self.scope)
+        # A page told its seat is played elsewhere watches (?watch=1) until its player takes the seat back.
+        watching = b"watch=1" in self.scope.get("query_string", b"").split(b"&")
+        self.seat = None if watching else await _reading(seat_from_scope)(self.scope, self.room_code)
         await self.accept()
         await self._take_place(self.seat)
 
@@ -102,7 +121,14 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
         self.seat = seat
         if seat is not None:
+            # One device plays a seat: the one that took it last. Another device on it is told (seat_taken).
+            group = seat_group(self.room_code, seat)
+            self.seated_at = time.time()
+            self.groups_joined.append(group)
+            await self.channel_layer.group_add(group, self.channel_name)
             await call_service(services.seat_connected, room_code=self.room_code, seat=seat, channel=self.channel_name)
+            await self.channel_layer.group_send(group, {
+                "type": "seat.taken", "channel": self.channel_name, "device": self.device, "at": self.seated_at})
         else:
             await _reading(live.presence_join)(self.room_code, None, self.channel_name)
         await self._send_snapshot()
@@ -126,7 +152,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def _receive(self, text_data, bytes_data):
         if bytes_data is not None or text_data is None:
             return await self._error("bad_message", _("Messages must be JSON text."))
-        if len(text_data.encode()) > settings.WICKWISE["WS_MAX_MESSAGE_BYTES"]:
+        size = len(text_data.encode())
+        if size > settings.WICKWISE["WS_CLOSE_OVER_BYTES"]:
+            # Far over the limit: not a client's slip. Closed with a close frame, which daphne's own limit,
+            # set higher, would not send. 4413 (as HTTP's 413): daphne lets an application close only with
+            # 1000 or 3000 to 4999, so 1009 is not available here.
+            return await self.close(code=4413)
+        if size > settings.WICKWISE["WS_MAX_MESSAGE_BYTES"]:
             return await self._error("too_large", _("That message is too large."))
         if not self._take_token():
             return await self._error("rate_limited", _("Too many messages; slow down."))
@@ -144,7 +176,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await handler(message)
         except services.ServiceError as error:
             await self._error(error.code, error.message, ref=message.get("ref"), details=error.details)
-            if error.code == "stale_seq":
+            if error.code in ("stale_seq", "future_seq"):
                 await self._send_snapshot()
 
     def _take_token(self) -> bool:
@@ -296,6 +328,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
             "game": snapshots.public_game(game) if game else None,
             "view": snapshots.seat_view(game, self.seat) if game else None,
             "draft": drafts.shown(game) if game else None,
+            # Who made this seat's last decision while its player was away ("stand_in") or out of time
+            # ("table"); null when the player did.
+            "played_for": live.played_for(game.pk, self.seat) if game and self.seat is not None else None,
             "server_time": time.time(),
         }
 
@@ -314,6 +349,23 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def draft_relay(self, event):
         await self._send_json({"type": "draft", "seat": event["seat"], "seq": event["seq"], "draft": event["draft"]})
 
+    async def seat_taken(self, event):
+        """This seat was taken on another device (its return code, or a log-in elsewhere): that device plays
+        it now. This socket watches, and its page offers to take the seat back. Sockets of one browser
+        (tabs sharing a session) play the seat together, as before."""
+        if event["channel"] == self.channel_name or self.seat is None or event["device"] == self.device:
+            return
+        if event["at"] < self.seated_at:
+            return  # an older taking, delivered late: this socket took the seat after it
+        seat = self.seat
+        await call_service(services.seat_disconnected, room_code=self.room_code, seat=seat, channel=self.channel_name)
+        with translation.override(self.language):
+            await self._send_json({
+                "type": "seat_elsewhere", "seat": seat,
+                "message": str(_("Your seat is now played on another device. You are watching; you may take it back.")),
+            })
+            await self._take_place(None)
+
     async def request_refused(self, event):
         """The worker refused this socket's request; it changed nothing."""
         deadline = self.unanswered.pop(event["mover"], None)
@@ -321,5 +373,5 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return  # already told, at its deadline
         deadline.cancel()
         await self._error(event["code"], event["message"], ref=event["ref"], details=event.get("details"))
-        if event["code"] == "stale_seq":
+        if event["code"] in ("stale_seq", "future_seq"):
             await self._send_snapshot()

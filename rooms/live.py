@@ -103,6 +103,42 @@ def connected_seats(room_code: str) -> set[int]:
     return seats
 
 
+# --- who decided for an absent player ----------------------------------------------------------
+
+PLAYED_FOR_TTL_SECONDS = 6 * 3600
+
+
+def note_played_for(game_id: int, seat: int, by: str | None) -> None:
+    """Remember that a stand-in or the table made this seat's last decision (by), or forget it (None: the
+    player decided), so that a player coming back is told in their snapshot."""
+    name = key("played_for", game_id, seat)
+    if by is None:
+        client().delete(name)
+    else:
+        client().set(name, by, ex=PLAYED_FOR_TTL_SECONDS)
+
+
+def played_for(game_id: int, seat: int) -> str | None:
+    return client().get(key("played_for", game_id, seat))
+
+
+# --- the host ---------------------------------------------------------------------------------
+
+def _host_key(room_code: str) -> str:
+    return key("host", room_code)
+
+
+def host_seat(room_code: str) -> int:
+    """The seat that starts games: seat 0, the room's creator, until the role passes to another player
+    (services.fire_grace). Kept with presence: losing Redis gives the role back to seat 0."""
+    value = client().get(_host_key(room_code))
+    return int(value) if value is not None else 0
+
+
+def pass_host(room_code: str, seat: int) -> None:
+    client().set(_host_key(room_code), seat, ex=settings.WICKWISE["ROOM_LIFETIME_DAYS"] * 86400)
+
+
 def flush_room(room_code: str) -> None:
-    client().delete(_presence_key(room_code))
+    client().delete(_presence_key(room_code), _host_key(room_code))
     drop_expiry(room_code)

@@ -24,12 +24,12 @@ from django.utils.translation import gettext_lazy as _lazy
 
 from games import fairness, registry
 from games.errors import IllegalAction
-from rooms import broadcast, clocks, codes, live
+from rooms import broadcast, clocks, codes, live, names
 from rooms.models import Game, Move, Room, Seat
 
 log = logging.getLogger(__name__)
 
-NAME_MAX = 24
+NAME_MAX = names.NAME_MAX
 _BOT_OR_STAND_IN = Q(is_bot=True) | Q(stand_in=True)
 _FIELDS_A_MOVE_CHANGES = [
     "state", "seq", "prompts", "deadline_at", "deadline_seq", "paused_remaining", "status", "result", "ended_at",
@@ -75,9 +75,13 @@ class SeatTicket:
 # --- helpers ----------------------------------------------------------------------------------
 
 def _clean_name(name: str) -> str:
-    name = " ".join((name or "").split())[:NAME_MAX]
+    name = " ".join((name or "").split())
     if not name:
         raise ServiceError("bad_name", _("Please give a display name."))
+    if len(name) > NAME_MAX:
+        raise ServiceError("bad_name", _("A display name has at most %(max)s characters.") % {"max": NAME_MAX})
+    if names.reads_as_bot(name):
+        raise ServiceError("bad_name", _("That name reads as a bot's: please choose another."))
     return name
 
 
@@ -367,11 +371,12 @@ def set_client_seed(*, room_code: str, seat: int, value: str) -> None:
 
 
 def start_game(*, room_code: str, seat: int | None, mover: str | None = None) -> Game:
-    """The host (seat 1, index 0) starts; empty seats get bots. seat=None: the platform itself. `mover`
-    names the socket's request in the update it makes (rooms/move_queue.py)."""
+    """The host (seat 1, index 0, or whoever the role passed to: fire_grace) starts; empty seats get bots.
+    seat=None: the platform itself. `mover` names the socket's request in the update it makes
+    (rooms/move_queue.py)."""
     with _writing():
         room = _room_for_update(room_code)
-        if seat is not None and seat != 0:
+        if seat is not None and seat != live.host_seat(room_code):
             raise ServiceError("not_host", _("Only the host can start the game."))
         game = _current_game(room, lock=True)
         if game.status != Game.Status.LOBBY:
@@ -443,6 +448,7 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
         return (lambda: live.cancel(superseded)) if superseded else (lambda: None)
     countdown = dropped = None
     timed = spec.timed(game.state)
+    showing = spec.showing_seconds(events) if spec.showing_seconds else 0.0
     if new_prompt and not game.is_paused:
         if timed:
             seconds = spec.countdown_seconds(game.options, events)
@@ -465,17 +471,20 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
             live.replace(superseded, *countdown)
         elif dropped:
             live.cancel(dropped)
-        _schedule_bots(game_id, bot_turns)
+        _schedule_bots(game_id, bot_turns, showing)
 
     return after_commit
 
 
-def _schedule_bots(game_id: int, turns: list[tuple[int, int]]) -> None:
-    """Ask the worker to play any pending decision whose seat is a bot or covered by one."""
+def _schedule_bots(game_id: int, turns: list[tuple[int, int]], showing: float = 0.0) -> None:
+    """Ask the worker to play any pending decision whose seat is a bot or covered by one: once the table
+    has shown the move that posed it (`showing` seconds: a reveal, a throw, cards dealt), and a short beat
+    after, so people can follow a bot's turn without waiting on it."""
     if not turns:
         return
     covered = {index for (index,) in _SEATS_A_BOT_PLAYS.values(game_id)}
-    delay = settings.WICKWISE["BOT_DELAY_SECONDS"]
+    waits = settings.WICKWISE.get("BOT_WAITS_FOR_TABLE", True)
+    delay = (showing if waits else 0.0) + settings.WICKWISE["BOT_DELAY_SECONDS"]
     for seat, prompt in turns:
         if seat in covered:
             live.schedule(f"bot:{game_id}:{seat}:{prompt}", time.time() + delay)
@@ -520,13 +529,16 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
     if game.is_paused and not spec.allowed_while_paused(action):
         raise ServiceError("paused", _("The game is paused."))
     acting = _pending(game, spec)
+    if seq > game.seq:
+        raise ServiceError(
+            "future_seq", _("That move names a position the game has not reached; here is the current one."))
     if seat in acting:
-        if seq > game.seq or seq < game.prompts.get(str(seat), 0):
+        if seq < game.prompts.get(str(seat), 0):
             raise ServiceError("stale_seq", _("That move answers an old position; here is the current one."))
-    elif spec.out_of_turn(action):  # a seat not to act (resigning, say): any seq it has seen will do
-        if seq > game.seq:
+    elif not spec.out_of_turn(action):  # a seat not to act (resigning, say) may send any seq it has seen
+        if seq < game.seq:
+            # Also a move sent twice: the first answered that position, which has moved on since.
             raise ServiceError("stale_seq", _("That move answers an old position; here is the current one."))
-    else:
         raise ServiceError("not_your_turn", _("It is not your turn to decide."))
     if by == Move.By.PLAYER and spec.drafts and isinstance(action, dict) and (
             action.get("type") in spec.undo_draft_before):
@@ -542,6 +554,12 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
     after = _advance(game, spec, previous_to_act=acting, acted=seat, events=events)
     _SAVE_WHAT_A_MOVE_CHANGES.run(game)
     _touch(room, every_move=True)
+    if by in (Move.By.STAND_IN, Move.By.TABLE):
+        # The player was away or out of time: their table says who decided for them, now or on return.
+        events = [*events, {"type": "played_for", "seat": seat, "by": by, "only": seat}]
+    if by != Move.By.BOT:
+        game_id = game.pk
+        transaction.on_commit(lambda: live.note_played_for(game_id, seat, None if by == Move.By.PLAYER else by))
     transaction.on_commit(broadcast.prepare_game_update(game, events, mover=mover))
     transaction.on_commit(after)
     if spec.drafts:
@@ -662,9 +680,11 @@ def seat_disconnected(*, room_code: str, seat: int, channel: str) -> None:
 
 
 def fire_grace(*, room_code: str, seat: int) -> bool:
-    """The grace period ran out: if the player is still away, a bot plays for the seat."""
+    """The grace period ran out: if the player is still away, a bot plays for the seat, and if they were
+    the host, the role passes to a player who is there."""
     if seat in live.connected_seats(room_code):
         return False
+    _pass_host_if_away(room_code, seat)
     with _writing():
         # The room first, as every writer does: locking the seat first deadlocked with the expiry sweep.
         room = Room.objects.select_for_update().filter(code=room_code).first()
@@ -686,6 +706,20 @@ def fire_grace(*, room_code: str, seat: int) -> bool:
         if pending is not None:
             transaction.on_commit(lambda: _schedule_bots(game_id, [(seat, pending)]))
     return True
+
+
+def _pass_host_if_away(room_code: str, seat: int) -> None:
+    """A host away past the grace period would stall the room (Start and Play again are theirs): the role
+    passes to the first seat, by index, of a person who is connected. Nobody there: it stays."""
+    if seat != live.host_seat(room_code):
+        return
+    connected = live.connected_seats(room_code)
+    people = Seat.objects.filter(room__code=room_code, is_bot=False).exclude(return_code_hash="")
+    heir = next((row.index for row in people.order_by("index") if row.index in connected), None)
+    if heir is None or heir == seat:
+        return
+    live.pass_host(room_code, heir)
+    broadcast.room_changed(room_code)
 
 
 # --- pause, end, expiry -----------------------------------------------------------------------

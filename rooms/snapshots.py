@@ -64,7 +64,7 @@ def public_room(room: Room, connected: set[int] | None = None) -> dict:
         "game": room.game,
         "seat_count": room.seat_count,
         "options": room.options,
-        "host": 0,
+        "host": live.host_seat(room.code),
         "seats": [
             {
                 "index": seat.index,

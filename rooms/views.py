@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -79,7 +80,7 @@ AUTOSTART_KEY = "wickwise_autostart"
 def play_bots(request, game: str):
     """One click: a room of the default size whose other seats get bots when it starts.
 
-    The game is started by the room page (room.js) once the player's browser has sent its client
+    The game is started by the room page (static/js/room/seeds.js) once the player's browser has sent its client
     seed, so that the deal mixes in a seed the player chose, as in any other room."""
     spec = _spec_or_404(game)
     name = (request.POST.get("name") or _default_name(request) or _("Player")).strip()
@@ -151,6 +152,8 @@ def room(request, code: str):
         "verifyUrl": reverse("verify") + f"?room={code}&n={{n}}",
         "roomUrl": request.build_absolute_uri(reverse("room", args=[code])),
         "autostart": _take_autostart(request, code, seat),
+        # What the table must agree on with the server (ctx.settings of static/js/tablekit.js).
+        "table": {"moveAnswerSeconds": settings.WICKWISE["MOVE_ANSWER_SECONDS"], **spec.table_settings},
     }
     return render(request, "rooms/room.html", {
         "room": room_obj, "spec": spec, "seat": seat, "config": config,
@@ -193,7 +196,10 @@ def my_games(request):
 
 @require_GET
 def record(request, code: str, number: int):
-    game = get_object_or_404(Game, room_code=codes.normalize(code), number=number)
+    game = Game.objects.filter(room_code=codes.normalize(code), number=number).first()
+    if game is None:  # a program asked: it gets the API's JSON error, not a page
+        missing = services.ServiceError("no_such_record", _("There is no game record with that room and number."))
+        return _api_error(missing, 404)
     response = JsonResponse(snapshots.public_record(game), json_dumps_params={"indent": 1})
     response["Cache-Control"] = "no-store" if not game.is_over else "public, max-age=3600"
     return response

@@ -23,8 +23,8 @@ def main() -> int:
     with started_redis() as url:
         env = {**os.environ, "REDIS_URL": url}
         server = subprocess.Popen(
-            [python, "-m", "daphne", "-b", HOST, "-p", PORT, "--websocket-max-message-size", "8192",
-             "--websocket-max-frame-size", "8192", "config.asgi:application"], cwd=ROOT, env=env)
+            [python, "-m", "daphne", "-b", HOST, "-p", PORT, "--websocket-max-message-size", "65536",
+             "--websocket-max-frame-size", "65536", "config.asgi:application"], cwd=ROOT, env=env)
         worker = subprocess.Popen([python, "manage.py", "worker"], cwd=ROOT, env=env)
         children = [server, worker]
         print(f"\n  Wickwise is running: open http://{HOST}:{PORT}/  (Ctrl-C stops it)\n", flush=True)

@@ -76,7 +76,7 @@ class Site:
 
     def start(self) -> None:
         self.spawn("daphne", [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port),
-                              "--websocket-max-message-size", "8192", "config.asgi:application"])
+                              "--websocket-max-message-size", "65536", "config.asgi:application"])
         self.spawn("worker", [sys.executable, "manage.py", "worker"])
         deadline = time.time() + 30
         while time.time() < deadline:

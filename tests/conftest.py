@@ -86,7 +86,7 @@ class LiveSite:
         self.server = self._spawn(
             "daphne",
             [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port),
-             "--websocket-max-message-size", "8192", "config.asgi:application"],
+             "--websocket-max-message-size", "65536", "config.asgi:application"],
         )
         self.workers = [self.start_worker() for _ in range(workers)]
         self._wait_ready()

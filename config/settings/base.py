@@ -151,11 +151,16 @@ SESSION_COOKIE_SAMESITE = "Lax"
 # The game platform's tunables; tests and benchmarks shorten them.
 WICKWISE = {
     "GRACE_SECONDS": float(os.environ.get("WICKWISE_GRACE_SECONDS", "20")),
-    "BOT_DELAY_SECONDS": float(os.environ.get("WICKWISE_BOT_DELAY_SECONDS", "0.8")),
+    # A bot decides once the table has shown the move before (GameSpec.showing_seconds), this long after.
+    "BOT_DELAY_SECONDS": float(os.environ.get("WICKWISE_BOT_DELAY_SECONDS", "0.25")),
+    "BOT_WAITS_FOR_TABLE": os.environ.get("WICKWISE_BOT_WAITS_FOR_TABLE", "true").lower() == "true",
     "ROOM_LIFETIME_DAYS": 30,
     "PRESENCE_TTL_SECONDS": 45,
     "WORKER_POLL_SECONDS": 0.05,
     "WS_MAX_MESSAGE_BYTES": 4096,
+    # A frame over this closes the socket (4413). Daphne's own limit is set above it (64 KiB) so that the
+    # close is the consumer's, with a close frame: daphne drops a connection without one.
+    "WS_CLOSE_OVER_BYTES": 8192,
     "WS_RATE_PER_SECOND": 10,
     "WS_RATE_BURST": 30,
     # A socket's move the worker has not answered by then is refused, and the worker drops it unplayed.

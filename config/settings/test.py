@@ -13,6 +13,7 @@ CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = REDIS_PREFIX + "asgi"
 WICKWISE.update({
     "GRACE_SECONDS": float(os.environ.get("WICKWISE_GRACE_SECONDS", "1.0")),
     "BOT_DELAY_SECONDS": float(os.environ.get("WICKWISE_BOT_DELAY_SECONDS", "0")),
+    "BOT_WAITS_FOR_TABLE": os.environ.get("WICKWISE_BOT_WAITS_FOR_TABLE", "false").lower() == "true",
     "WORKER_POLL_SECONDS": 0.02,
 })
 # A live server started by the tests in another process uses the test database by name.

@@ -12,7 +12,7 @@
   function readMuted() {
     try {
       return window.localStorage.getItem(STORAGE_KEY) === "1";
-    } catch (error) {
+    } catch {
       return false;
     }
   }
@@ -20,7 +20,7 @@
   function writeMuted(value) {
     try {
       window.localStorage.setItem(STORAGE_KEY, value ? "1" : "0");
-    } catch (error) {
+    } catch {
       // Private browsing may refuse storage; the choice then lasts for this page only.
     }
   }
@@ -31,7 +31,7 @@
     if (!Context) return null;
     try {
       context = new Context();
-    } catch (error) {
+    } catch {
       context = null;
     }
     return context;
@@ -70,7 +70,7 @@
     var length = Math.floor(ctx.sampleRate * duration);
     var buffer = ctx.createBuffer(1, length, ctx.sampleRate);
     var data = buffer.getChannelData(0);
-    for (var i = 0; i < length; i++) data[i] = (Math.random() * 2 - 1) * (1 - i / length);
+    for (let i = 0; i < length; i++) data[i] = (Math.random() * 2 - 1) * (1 - i / length);
     var source = ctx.createBufferSource();
     var filter = ctx.createBiquadFilter();
     var gain = ctx.createGain();
@@ -110,7 +110,7 @@
     if (ctx.state === "suspended") ctx.resume().catch(function () {});
     try {
       SOUNDS[name](ctx);
-    } catch (error) {
+    } catch {
       // A sound is never worth breaking the table for.
     }
   }

@@ -1,12 +1,14 @@
 /*
  * What every game table shares (docs/architecture.md, "One platform, several games"): a small DOM
  * builder, the hidden descriptions that aria-describedby points at, keeping the keyboard in place
- * across a redraw, the tooltips (mouse hover, keyboard focus, long press on touch), and TableBase, the
- * lifecycle every table extends (timers, who is who, the update queue, destroy).
+ * across a redraw, the tooltips (mouse hover, keyboard focus, long press on touch), TableBase, the
+ * lifecycle every table extends (its events, timers, who is who, the update queue, the lock on a move
+ * waiting for its answer, destroy), and registerTable, which mounts a table for the room page.
+ * Its styles are in tablekit.css beside this file.
  *
  * The room page loads this file before the game's table.js:
  *   window.WickwiseTableKit = { h, replaceDescs, withFocusKept, rectWithin, describedText,
- *                               prefersReducedMotion, isTyping, Tooltips, TableBase }
+ *                               prefersReducedMotion, isTyping, Tooltips, TableBase, registerTable }
  */
 (function () {
   "use strict";
@@ -17,6 +19,10 @@
   const PRESS_SLOP_PX = 10; // a finger that moves further is scrolling, not pressing
   const CONTEXT_MENU_AFTER_TOUCH_MS = 1200;
   const HURRY_SECONDS = 5; // the table turns urgent when this little of the player's time is left
+  const HURRY_CHECK_MS = 500;
+  // What the server tells a table through the room page (ctx.settings, from rooms/views.py); these
+  // stand in for a table mounted without a room, as in tests.
+  const DEFAULT_SETTINGS = { moveAnswerSeconds: 5 };
 
   // --- small DOM helpers ---------------------------------------------------------------------
 
@@ -168,7 +174,7 @@
       let keyboard = true;
       try {
         keyboard = target.matches(":focus-visible");
-      } catch (error) {
+      } catch {
         keyboard = true;
       }
       if (keyboard) this.show(target);
@@ -277,13 +283,17 @@
    * that draws one update at a time (animated or at once) and settles its promise when drawn.
    *
    * A table extends it and supplies shouldAnimate(item), animate(item) and show(item) (or its own
-   * tell(item)), canAct() for the hurry warning, and sets this.root, this.tips, this.onDocumentKey and
-   * this.hurryTimer while it builds. `label` names the table in console errors.
+   * tell(item)), canAct() for the hurry warning, render() for when a move's lock lapses, and
+   * documentKey(event) (plus click(event) and rootKey(event) if it takes them); it sets this.root and
+   * this.tipEl while it builds, then calls bindEvents(). `label` names the table in console errors.
    */
   class TableBase {
     constructor(ctx, label) {
       this.ctx = ctx;
       this.label = label;
+      this.settings = Object.assign({}, DEFAULT_SETTINGS, ctx.settings || {});
+      this.pending = null; // a move sent and not yet answered: {until, ...what the table keeps of it}
+      this.playedFor = null;
       this.queue = [];
       this.busy = false;
       this.animating = false;
@@ -292,6 +302,17 @@
       this.wakers = new Set(); // resolvers of pending sleeps, so skip() can end them early
       this.animations = new Set();
       this.timers = new Set();
+    }
+
+    /* Keys page-wide, clicks and keys on the table, the tooltips (by default each element's description)
+       and the hurry check. */
+    bindEvents(tipContent) {
+      this.onDocumentKey = (event) => this.documentKey(event);
+      document.addEventListener("keydown", this.onDocumentKey);
+      if (this.click) this.root.addEventListener("click", (event) => this.click(event));
+      if (this.rootKey) this.root.addEventListener("keydown", (event) => this.rootKey(event));
+      this.tips = new Tooltips(this.root, this.tipEl, tipContent || describedText);
+      this.hurryTimer = window.setInterval(() => this.checkHurry(), HURRY_CHECK_MS);
     }
 
     destroy() {
@@ -317,7 +338,7 @@
     sound(name) {
       try {
         if (this.ctx.sound) this.ctx.sound.play(name);
-      } catch (error) {
+      } catch {
         // Sound is a nicety; a failing audio context must never stop the table.
       }
     }
@@ -352,11 +373,29 @@
       this.animations.forEach((animation) => {
         try {
           animation.finish();
-        } catch (error) {
+        } catch {
           animation.cancel();
         }
       });
       Array.from(this.wakers).forEach((wake) => wake());
+    }
+
+    // a move waiting for its answer
+
+    /* Sends a move and locks the table's controls (this.pending, which the table clears when an update
+       or a snapshot answers it) for as long as the server lets a move wait for its answer: past that the
+       server has refused it (move_unanswered), so the controls come back. */
+    sendLocked(action, keep) {
+      const waitMs = this.settings.moveAnswerSeconds * 1000;
+      this.pending = Object.assign({}, keep, { until: Date.now() + waitMs });
+      const sent = this.ctx.sendMove(action);
+      this.later(waitMs + 50, () => {
+        if (this.pending && this.pending.until <= Date.now()) {
+          this.pending = null;
+          if (!this.animating) this.render();
+        }
+      });
+      return sent;
     }
 
     // who is who
@@ -368,7 +407,7 @@
     name(seat) {
       try {
         return this.ctx.playerLabel(seat);
-      } catch (error) {
+      } catch {
         return window.interpolate(window.gettext("Seat %(seat)s"), { seat: seat + 1 }, true);
       }
     }
@@ -378,11 +417,47 @@
       return players[seat] || {};
     }
 
+    /* A bot's mark beside its name, or the mark of a bot playing for an absent player beside theirs: an
+       element, which no name can make (the server also refuses names that read as a bot's). */
+    botBadge(seat) {
+      const player = this.playerInfo(seat);
+      if (!player.bot && !player.stand_in) return null;
+      const standIn = !player.bot;
+      return h("span", {
+        class: "tk-bot" + (standIn ? " is-stand-in" : ""),
+        title: standIn ? window.gettext("A bot plays this seat until its player is back.") : null,
+      }, [
+        h("span", { "aria-hidden": "true", text: standIn ? window.gettext("bot playing") : window.gettext("bot") }),
+        h("span", { class: "tk-visually-hidden", text: standIn ? window.gettext(", a bot plays for them") : window.gettext(", a bot") }),
+      ]);
+    }
+
+    // who decided for this seat
+
+    /* this.playedFor: who made this seat's last decision when its player did not ("stand_in": a bot while
+       they were away; "table": the table when time ran out), or null. An update says so with a
+       played_for event; a snapshot (no events) with the room's word (ctx.playedFor); the player's own
+       answered move clears it. */
+    notePlayedFor(events) {
+      const forMe = events.find((event) => event.type === "played_for" && event.seat === this.seat);
+      if (forMe) {
+        this.playedFor = forMe.by;
+        this.ctx.announce(forMe.by === "table"
+          ? window.gettext("Time ran out: the table decided for you.")
+          : window.gettext("A bot decided for you while you were away."));
+      } else if (!events.length) {
+        this.playedFor = this.ctx.playedFor ? this.ctx.playedFor() : null;
+      } else if (this.pending) {
+        this.playedFor = null;
+      }
+    }
+
     // the update queue
 
     /* Returns a promise that settles once this update is drawn, after its animation if any. */
     update(view, events, game) {
       if (this.destroyed) return Promise.resolve();
+      this.notePlayedFor(events || []);
       return new Promise((resolve) => {
         this.queue.push({ view, events: events || [], game, done: resolve });
         if (!this.busy) this.drain();
@@ -425,7 +500,26 @@
     }
   }
 
+  // --- mounting -----------------------------------------------------------------------------------
+
+  /* Makes a table class the renderer of its game for the room page (static/js/room/table-host.js):
+     `about` holds what the room asks of the game (scoreLabel, lowerIsBetter, showsPlayers, ...). */
+  function registerTable(slug, TableClass, about) {
+    window.WickwiseGames = window.WickwiseGames || {};
+    window.WickwiseGames[slug] = Object.assign({}, about, {
+      mount(container, ctx) {
+        const table = new TableClass(container, ctx);
+        return {
+          update: (view, events, game) => table.update(view, events, game),
+          destroy: () => table.destroy(),
+        };
+      },
+    });
+    return window.WickwiseGames[slug];
+  }
+
   window.WickwiseTableKit = {
     h, replaceDescs, withFocusKept, rectWithin, describedText, prefersReducedMotion, isTyping, Tooltips, TableBase,
+    registerTable,
   };
 })();

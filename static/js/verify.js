@@ -360,6 +360,15 @@
     return el("li", {}, [...parts, el("code", { text: line.code })]);
   }
 
+  /** The record's players by seat; every bot carries a badge, an element no name can imitate. */
+  function renderPlayers(record) {
+    const players = Array.isArray(record.players) ? record.players : [];
+    return players.map((player, seat) => {
+      const badge = player && player.bot ? [" ", el("span", { class: "badge bot", text: gettext("Bot") })] : [];
+      return el("li", {}, [seatName(record, seat), ...badge]);
+    });
+  }
+
   function renderCheck(check) {
     const mark = el("span", { class: "check-mark", "aria-hidden": "true", text: check.ok ? "✓" : "✗" });
     const status = el("span", { class: "visually-hidden", text: check.ok ? gettext("Passed:") : gettext("Failed:") });
@@ -405,6 +414,7 @@
       const checks = await verify(record);
       busy(false);
       list.replaceChildren(...checks.map(renderCheck));
+      if ($("verify-players")) $("verify-players").replaceChildren(...renderPlayers(record));
       results.hidden = false;
       const failed = checks.filter((check) => !check.ok).length;
       page.dataset.result = failed ? "fail" : "pass";
@@ -424,7 +434,7 @@
       let response;
       try {
         response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "omit" });
-      } catch (error) {
+      } catch {
         throw new Error(gettext("Could not reach the site to fetch the record. Check your connection and try again."));
       }
       if (response.status === 404) {
@@ -435,7 +445,7 @@
       }
       try {
         return await response.json();
-      } catch (error) {
+      } catch {
         throw new Error(gettext("The site sent a record that is not valid JSON."));
       }
     }

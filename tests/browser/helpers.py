@@ -151,9 +151,16 @@ def wait_for_end(page) -> None:
 
 
 def ranking(page) -> list[tuple[str, str, str]]:
-    """(place, name, score) per row, as shown."""
+    """(place, name, score) per row, as shown; the name without a bot's badge (ranking_badges has those)."""
     return [tuple(row) for row in page.eval_on_selector_all("#ranking li", """(rows) => rows.map((row) =>
-        ['.rank-place', '.rank-name', '.rank-score'].map((part) => row.querySelector(part).textContent.trim()))""")]
+        ['.rank-place', '.rank-name', '.rank-score'].map((part) =>
+            row.querySelector(part).firstChild.textContent.trim()))""")]
+
+
+def ranking_badges(page) -> list[str]:
+    """The bot badges of the ranking's rows, in order ("" for a person)."""
+    return page.eval_on_selector_all("#ranking li", """(rows) => rows.map((row) => {
+        const mark = row.querySelector('.rank-name .badge'); return mark ? mark.textContent : ''; })""")
 
 
 def sha256_hex(seed_hex: str) -> str:
@@ -207,7 +214,7 @@ def keys_anywhere(value, key: str) -> bool:
 
 class Evidence:
     """Keeps each page's console; when the block fails, saves a screenshot, the page's text and what
-    room.js holds for every page (into var/test-logs/ by default), so a failure on CI can be understood."""
+    the room page holds for every page (into var/test-logs/ by default), so a failure on CI can be understood."""
 
     def __init__(self, name: str, folder: Path | None = None):
         self.name = name

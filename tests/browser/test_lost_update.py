@@ -18,7 +18,7 @@ from tests.browser import helpers
 
 pytestmark = [pytest.mark.browser, pytest.mark.live]
 
-PING_EVERY_MS = 15000  # room.js
+PING_EVERY_MS = 15000  # static/js/room/socket.js
 
 
 def test_the_table_catches_up_after_losing_updates(live_site, page):

@@ -100,6 +100,8 @@ def play_a_whole_game(live_site, page, socket):
     assert [place for place, _, _ in rows][0] == "1st"
     assert all(place in {"1st", "2nd", "3rd", "4th"} for place, _, _ in rows)
     assert sorted(name for _, name, _ in rows) == ["Ada", "Bot 1", "Bot 2", "Bot 3"]
+    badges = dict(zip([name for _, name, _ in rows], helpers.ranking_badges(page), strict=True))
+    assert badges == {"Ada": "", "Bot 1": "Bot", "Bot 2": "Bot", "Bot 3": "Bot"}, "every bot has its badge"
     assert all(score.endswith(" wax") for _, _, score in rows)
     assert "over" in page.text_content("#end-title")
 

@@ -110,6 +110,9 @@ def play_together(url: str, new_page) -> None:
     for page, me in ((ana, "Ana"), (ben, "Ben")):
         names = page.eval_on_selector_all(".ct-player .ct-player-name", "(n) => n.map((x) => x.textContent)")
         assert names == ["Ana", "Ben", "Bot 1"]
+        badges = page.eval_on_selector_all(
+            ".ct-player", "(chips) => chips.map((c) => c.querySelector('.tk-bot') ? 'bot' : '')")
+        assert badges == ["", "", "bot"], "the bot's chip carries a badge, the people's none"
         assert me in page.text_content(".ct-player.is-me")
 
     latecomer = new_page("latecomer", viewport={"width": 390, "height": 844}, has_touch=True)
@@ -158,16 +161,25 @@ def reload_after_picking(page) -> None:
 
 
 def play_from_another_device(ben, device, url: str, return_code: str) -> None:
-    """A fresh browser types Ben's return code on "Return to game", gets Ben's seat and hand, and
-    plays this round for Ben; Ben's own page sees the pick."""
+    """A fresh browser types Ben's return code on "Return to game" and gets Ben's seat and hand: that device
+    plays the seat now. Ben's own page is told the seat is played elsewhere, shows no hand, and sees the
+    device's pick; then Ben takes the seat back there, and the device is told in turn."""
+    hand_before = helpers.hand(ben)
     device.goto(url + "/")
     device.get_by_role("link", name="Return to game", exact=True).first.click()
     device.fill("#id_return_code", return_code.lower().replace("-", " "))
     device.get_by_role("button", name="Return to my seat").click()
     helpers.wait_for_table(device)
     helpers.wait_for_round(device, OTHER_DEVICE_ROUND)
-    assert helpers.hand(device) == helpers.hand(ben)
+    assert helpers.hand(device) == hand_before
     assert "Ben" in device.text_content("#your-seat")
+    ben.wait_for_selector("#seat-elsewhere", timeout=WAIT_MS)
+    assert "another device" in ben.text_content("#seat-elsewhere")
+    ben.wait_for_function("window.WickwiseRoom.state().seat === null", timeout=WAIT_MS)
+    assert helpers.hand(ben) == [], "the page that lost the seat watches: it holds no hand"
     candle = pick_first(device)
+    ben.get_by_role("button", name="Take my seat back").click()
+    ben.wait_for_function("window.WickwiseRoom.state().seat === 1", timeout=WAIT_MS)
     ben.wait_for_selector(f'.candles-table .ct-card.is-picked[data-candle="{candle}"]', timeout=WAIT_MS)
+    device.wait_for_selector("#seat-elsewhere", timeout=WAIT_MS)
     device.context.close()

@@ -265,6 +265,10 @@ def test_the_verify_page_checks_a_finished_game(finished_game, live_site, module
     seeds = page.text_content("#verify-checks [data-check=client_seeds]")
     for number, seat in enumerate(bot_seats, start=1):
         assert f"Bot {number} (seat {seat + 1})" in seeds
+    # Every bot carries a badge (an element, which no name can imitate); people carry none.
+    marked = page.eval_on_selector_all(
+        "#verify-players li", "(rows) => rows.map((row) => Boolean(row.querySelector('.badge.bot')))")
+    assert marked == [player["bot"] for player in finished_game.players]
     assert page.is_hidden("#verify-error")
 
     # The fetched record is in the text box: change the result, and the page says where it fails.

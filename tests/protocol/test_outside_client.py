@@ -14,6 +14,8 @@ import urllib.request
 import pytest
 from websockets.asyncio.client import connect
 
+from tests.protocol import schema
+
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 
 
@@ -40,6 +42,7 @@ async def play_seat(base: str, ws_base: str, ticket: dict, *, host: bool, errors
         started = False
         while True:
             message = json.loads(await asyncio.wait_for(ws.recv(), timeout=60))
+            schema.check(message, "server")
             if message["type"] == "error":
                 errors.append(message)
                 continue

@@ -166,4 +166,4 @@ def test_two_workers_play_each_queued_move_once_and_refuse_a_double_submit():
         for player in players:
             player.stop()
     assert Move.objects.filter(game=game).count() == 5
-    assert [(r["code"], r["mover"]) for r in refusals] in ([("not_your_turn", "test#1")], [("not_your_turn", "test#0")])
+    assert [(r["code"], r["mover"]) for r in refusals] in ([("stale_seq", "test#1")], [("stale_seq", "test#0")])

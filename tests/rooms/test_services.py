@@ -480,7 +480,7 @@ def test_a_move_answering_an_old_position_is_refused_and_changes_nothing():
 def test_a_move_from_the_future_is_refused_and_changes_nothing(ahead):
     code, _tickets, game = started_room(2)
     before = what_moves_change(code)
-    refused("stale_seq", services.submit_move, room_code=code, seat=0, seq=game.seq + ahead,
+    refused("future_seq", services.submit_move, room_code=code, seat=0, seq=game.seq + ahead,
             action=candle_for(game, 0))
     assert what_moves_change(code) == before
 
@@ -551,7 +551,8 @@ def test_the_same_move_sent_twice_counts_once():
     services.submit_move(room_code=code, seat=0, seq=0, action=action)
     before = what_moves_change(code)
 
-    refused("not_your_turn", services.submit_move, room_code=code, seat=0, seq=0, action=action)
+    # The first answered seq 0, which the game has left since: the second answers an old position.
+    refused("stale_seq", services.submit_move, room_code=code, seat=0, seq=0, action=action)
     assert what_moves_change(code) == before
     assert Move.objects.filter(game=game).count() == 1
 

@@ -33,11 +33,12 @@ OFFICIAL_PT_BR_RULES = [
     "As trilhas",
     "As somas que os dados mais fazem têm as trilhas mais longas.",
     "Na mesa online",
-    "Toque em Throw (ou nos dados). Depois de um lançamento, a bandeja mostra uma carta para cada jeito de formar "
+    # The buttons as the pt-BR table names them (the ruling in the shared rules' README), not in English.
+    "Toque em Lançar (ou nos dados). Depois de um lançamento, a bandeja mostra uma carta para cada jeito de formar "
     "os pares; toque em uma carta para jogar. Uma carta que deixa você subir em qualquer das trilhas tem dois "
     "botões, um para cada trilha.",
     "A placa mostra o risco do seu próximo lançamento: a chance exata de nenhum par poder subir. Depois toque em "
-    "Throw de novo ou em Make camp.",
+    "Lançar de novo ou em Acampar.",
     "No teclado: R lança, 1 a 3 escolhem uma carta (A e O escolhem uma trilha em uma carta com duas), C acampa, e "
     "M desliga o som.",
     "Cada decisão tem um cronômetro de 40 segundos. Se ele acabar, a mesa lança ou escolhe um par por você, e "

@@ -41,7 +41,7 @@
   const byNumber = (a, b) => a - b;
 
   /** Shuffle the deck with the stream `deck`; deal 6 to each seat in seat order, then 1 to each shelf. */
-  async function setup(seats, options, rng) {
+  async function setup(seats, _options, rng) {
     if (!Number.isInteger(seats) || seats < MIN_SEATS || seats > MAX_SEATS) {
       throw new RangeError(`candles takes ${MIN_SEATS} to ${MAX_SEATS} seats`);
     }

@@ -11,11 +11,10 @@
   "use strict";
 
   const {
-    h, replaceDescs, withFocusKept, rectWithin, describedText, prefersReducedMotion, isTyping, Tooltips, TableBase,
+    h, replaceDescs, withFocusKept, rectWithin, prefersReducedMotion, isTyping, TableBase, registerTable,
   } = window.WickwiseTableKit; // static/js/tablekit.js, loaded before this file
 
   const SHELF_CAPACITY = 5;
-  const PENDING_MS = 5000; // how long a sent move keeps the hand locked without an answer
   let mounted = 0;
 
   // --- the rules, as games/candles/engine.py has them -------------------------------------------
@@ -207,9 +206,9 @@
       const id = (name) => this.uid + "-" + name;
       this.roundEl = h("div", { class: "ct-round" });
       this.skipButton = h("button", {
-        type: "button", class: "ct-skip", hidden: true, text: gettext("Skip"), onclick: () => this.skip(),
+        type: "button", class: "ct-skip tk-pill", hidden: true, text: gettext("Skip"), onclick: () => this.skip(),
       });
-      this.playersEl = h("ul", { class: "ct-players", "aria-labelledby": id("players-title") });
+      this.playersEl = h("ul", { class: "ct-players tk-players", "aria-labelledby": id("players-title") });
       this.shelvesEl = h("ol", { class: "ct-shelves", "aria-labelledby": id("shelves-title") });
       this.handEl = h("div", { class: "ct-hand" });
       this.revealEl = h("div", { class: "ct-reveal", hidden: true });
@@ -221,35 +220,26 @@
       this.collectedEl = h("details", { class: "ct-collected" }, [
         h("summary", { text: gettext("Collected wax") }), this.collectedBody,
       ]);
-      this.fxEl = h("div", { class: "ct-fx", "aria-hidden": "true" });
+      this.fxEl = h("div", { class: "ct-fx tk-fx", "aria-hidden": "true" });
       this.tipEl = h("div", { class: "ct-tooltip ww-tip", id: id("tooltip"), role: "tooltip", hidden: true });
       this.descsEl = h("div", { class: "ct-descs", hidden: true });
-      this.root = h("section", { class: "candles-table ct-live", "aria-label": gettext("Candles table") }, [
-        h("div", { class: "ct-layout" }, [
-          h("div", { class: "ct-bar" }, [this.roundEl, this.skipButton]),
+      this.stageEl = h("div", { class: "ct-area ct-area--stage" }, [this.handEl, this.revealEl]);
+      this.root = h("section", { class: "candles-table ct-live ww-table tk-live", "aria-label": gettext("Candles table") }, [
+        h("div", { class: "ct-layout tk-layout" }, [
+          h("div", { class: "ct-bar tk-bar" }, [this.roundEl, this.skipButton]),
           h("div", { class: "ct-area ct-area--players" }, [
-            h("h3", { class: "ct-title ct-visually-hidden", id: id("players-title"), text: gettext("Players") }), this.playersEl,
+            h("h3", { class: "ct-title tk-visually-hidden", id: id("players-title"), text: gettext("Players") }), this.playersEl,
           ]),
           h("div", { class: "ct-area ct-area--shelves" }, [
-            h("h3", { class: "ct-title ct-visually-hidden", id: id("shelves-title"), text: gettext("Shelves") }),
+            h("h3", { class: "ct-title tk-visually-hidden", id: id("shelves-title"), text: gettext("Shelves") }),
             this.shelvesEl,
           ]),
-          this.stageEl = h("div", { class: "ct-area ct-area--stage" }, [this.handEl, this.revealEl]),
+          this.stageEl,
           h("div", { class: "ct-area ct-area--extra" }, [this.logEl, this.collectedEl]),
         ]),
         this.fxEl, this.tipEl, this.descsEl,
       ]);
       container.append(this.root);
-    }
-
-    bindEvents() {
-      this.onDocumentKey = (event) => this.documentKey(event);
-      document.addEventListener("keydown", this.onDocumentKey);
-      this.root.addEventListener("click", (event) => this.click(event));
-      this.root.addEventListener("keydown", (event) => this.rootKey(event));
-      // Shelves, their candles and the hand's cards: each tooltip shows the element's description.
-      this.tips = new Tooltips(this.root, this.tipEl, describedText);
-      this.hurryTimer = window.setInterval(() => this.checkHurry(), 500);
     }
 
     // --- the update queue (TableBase) -------------------------------------------------------------
@@ -323,11 +313,20 @@
     // --- the reveal, told candle by candle -------------------------------------------------------
 
     /* Milliseconds: the pause on the shown picks, each placement (its flight included), one flight,
-       the slide of a collected shelf, and the pause before the final view. The server adds the full-motion
-       reveal to the next round's countdown (reveal_seconds in games/candles/spec.py): change them together. */
+       the slide of a collected shelf and the delay between its candles, and the pause before the final
+       view. The full-motion pace comes from the server (REVEAL_PACE in games/candles/spec.py), which adds
+       that reveal to the next round's countdown; reduced motion is quicker, and so is a table mounted
+       without the server's pace. */
     pace(players) {
-      if (prefersReducedMotion()) return { reveal: 350, step: 260, fly: 120, tip: 150, settle: 150, reduced: true };
-      return { reveal: 750, step: players > 6 ? 480 : 600, fly: 420, tip: 420, settle: 250, reduced: false };
+      const full = this.settings.revealPace;
+      if (prefersReducedMotion() || !full) {
+        return { reveal: 350, step: 260, fly: 120, tip: 150, tipStagger: 0, settle: 150, reduced: true };
+      }
+      const ms = (seconds) => Math.round(seconds * 1000);
+      return {
+        reveal: ms(full.reveal), step: ms(players > full.crowd ? full.crowdStep : full.step), fly: ms(full.fly),
+        tip: ms(full.tip), tipStagger: ms(full.tipStagger), settle: ms(full.settle), reduced: false,
+      };
     }
 
     async animate(item) {
@@ -379,7 +378,7 @@
       }, [
         candleGraphic(candle, "mini"),
         h("span", { class: "ct-pick-name", text: this.name(seat) }),
-        h("span", { class: "ct-visually-hidden", text: ": " + candleName(candle) }),
+        h("span", { class: "tk-visually-hidden", text: ": " + candleName(candle) }),
       ])));
       this.revealEl.replaceChildren(h("h3", { class: "ct-title", text: gettext("Candles shown") }), list);
       this.revealEl.hidden = false;
@@ -473,7 +472,7 @@
           : [{ transform: "translate(0, 0) scale(1)", opacity: 1 },
             { transform: `translate(${dx}px, ${dy}px) scale(0.3)`, opacity: 0.15 }];
         return this.play(clone, frames, {
-          duration: pace.tip, delay: pace.reduced ? 0 : index * 45,
+          duration: pace.tip, delay: index * pace.tipStagger,
           easing: "cubic-bezier(.5, 0, .75, .4)", fill: "forwards",
         }).then(() => clone.remove());
       });
@@ -550,20 +549,21 @@
       for (let seat = 0; seat < view.seats; seat++) {
         const info = this.playerInfo(seat);
         const picked = Boolean(view.picked[seat]);
-        const classes = ["ct-player"];
+        const classes = ["ct-player", "tk-player"];
         if (seat === this.seat) classes.push("is-me");
         if (live) classes.push(picked ? "is-picked" : "is-choosing");
         if (info.connected === false && !info.bot) classes.push("is-away");
         const stateWords = picked ? gettext("picked") : gettext("choosing");
         items.push(h("li", { class: classes.join(" "), "data-seat": seat, title: live ? stateWords : null }, [
           h("i", { class: "ct-state-icon", "aria-hidden": "true" }),
-          h("span", { class: "ct-player-name", text: this.name(seat) }),
-          seat === this.seat ? h("span", { class: "ct-you", text: gettext("You") }) : null,
-          live ? h("span", { class: "ct-visually-hidden", text: ", " + stateWords }) : null,
+          h("span", { class: "ct-player-name tk-player-name", text: this.name(seat) }),
+          seat === this.seat ? h("span", { class: "ct-you tk-you", text: gettext("You") }) : null,
+          this.botBadge(seat),
+          live ? h("span", { class: "tk-visually-hidden", text: ", " + stateWords }) : null,
           h("span", { class: "ct-player-wax" }, [
             h("i", { class: "ct-drop", "aria-hidden": "true" }),
             h("span", { "aria-hidden": "true", text: String(wax[seat]) }),
-            h("span", { class: "ct-visually-hidden", text: ", " + say(gettext("%(wax)s wax"), { wax: wax[seat] }) }),
+            h("span", { class: "tk-visually-hidden", text: ", " + say(gettext("%(wax)s wax"), { wax: wax[seat] }) }),
           ]),
         ]));
       }
@@ -692,7 +692,7 @@
       const cards = Array.from(this.cardsEl.querySelectorAll(".ct-card"));
       const picked = this.pending ? this.pending.candle : view.my_pick;
       const current = interactive ? this.selected : picked;
-      let tabStop = cards.find((card) => Number(card.dataset.candle) === current) || cards[0];
+      const tabStop = cards.find((card) => Number(card.dataset.candle) === current) || cards[0];
       cards.forEach((card) => {
         const candle = Number(card.dataset.candle);
         const on = candle === current && current !== null && current !== undefined;
@@ -720,8 +720,17 @@
         view.picked.forEach((picked, seat) => {
           if (!picked) waiting.push(this.name(seat));
         });
-        if (!waiting.length) return say(gettext("You picked %(candle)s."), { candle: view.my_pick });
-        return say(gettext("You picked %(candle)s. Waiting for %(names)s."), { candle: view.my_pick, names: listOf(waiting) });
+        const values = { candle: view.my_pick, names: listOf(waiting) };
+        if (this.playedFor === "stand_in") {
+          if (!waiting.length) return say(gettext("The bot played %(candle)s for you."), values);
+          return say(gettext("The bot played %(candle)s for you. Waiting for %(names)s."), values);
+        }
+        if (this.playedFor === "table") {
+          if (!waiting.length) return say(gettext("Time ran out: the table played %(candle)s for you."), values);
+          return say(gettext("Time ran out: the table played %(candle)s for you. Waiting for %(names)s."), values);
+        }
+        if (!waiting.length) return say(gettext("You picked %(candle)s."), values);
+        return say(gettext("You picked %(candle)s. Waiting for %(names)s."), values);
       }
       if (!this.canPick()) return "";
       if (this.selected === null) return gettext("Pick a candle, then Play.");
@@ -741,7 +750,7 @@
       const order = view.finished && view.ranking ? view.ranking.map((r) => r.seat) : collected.map((_, seat) => seat);
       const rows = order.map((seat) => h("div", { class: "ct-collected-row" }, [
         h("div", { class: "ct-collected-who" }, [
-          h("span", { class: "ct-player-name", text: this.name(seat) }),
+          h("span", { class: "ct-player-name tk-player-name", text: this.name(seat) }),
           h("span", { class: "ct-player-wax" }, [
             h("i", { class: "ct-drop", "aria-hidden": "true" }),
             h("span", { text: say(gettext("%(wax)s wax"), { wax: wax[seat] }) }),
@@ -790,21 +799,13 @@
     playSelected() {
       if (!this.canPick() || this.selected === null) return;
       const candle = this.selected;
-      this.pending = { candle, until: Date.now() + PENDING_MS };
       this.sound("pick");
       this.lastPickSound = Date.now();
-      this.ctx.sendMove({ type: "play", candle });
+      this.sendLocked({ type: "play", candle }, { candle });
       this.ctx.announce(say(gettext("You picked %(candle)s."), { candle }));
       this.lastDigit = null;
       this.tips.hide();
       this.render();
-      // No answer in time (a lost message, a refused move): give the hand back.
-      this.later(PENDING_MS + 50, () => {
-        if (this.pending && this.pending.until <= Date.now()) {
-          this.pending = null;
-          if (!this.animating) this.render();
-        }
-      });
     }
 
     pickSound() {
@@ -907,8 +908,7 @@
     }
   }
 
-  window.WickwiseGames = window.WickwiseGames || {};
-  window.WickwiseGames.candles = {
+  registerTable("candles", CandlesTable, {
     scoreLabel: gettext("wax"),
     lowerIsBetter: true,
     // The table shows every player, who has picked and their wax: a room page may hide its own list.
@@ -916,14 +916,7 @@
     // At each round's start, once its story is told, the table says "Round 2 of 6: pick a candle."
     // (afterRound): the room page then only plays the "turn" sound and marks the title.
     announcesTurns: true,
-    mount(container, ctx) {
-      const table = new CandlesTable(container, ctx);
-      return {
-        update: (view, events, game) => table.update(view, events, game),
-        destroy: () => table.destroy(),
-      };
-    },
     // The rules' arithmetic, for tests and for anyone curious in the console.
     rules: { waxOf, shelfWax, targetShelf, leastWaxShelf, predictPlacement, rewind },
-  };
+  });
 })();

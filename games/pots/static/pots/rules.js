@@ -70,7 +70,7 @@
   // --- setup --------------------------------------------------------------------------------------
 
   /** The first dealer from the stream `first`, the deck from the stream `deck`, then the first deal. */
-  async function setup(seats, options, rng) {
+  async function setup(seats, _options, rng) {
     if (!Number.isInteger(seats) || seats < MIN_SEATS || seats > MAX_SEATS) {
       throw new RangeError(`pots takes ${MIN_SEATS} to ${MAX_SEATS} seats`);
     }

@@ -12,10 +12,9 @@
   "use strict";
 
   const {
-    h, replaceDescs, rectWithin, describedText, prefersReducedMotion, isTyping, Tooltips, TableBase,
+    h, replaceDescs, rectWithin, prefersReducedMotion, isTyping, TableBase, registerTable,
   } = window.WickwiseTableKit; // static/js/tablekit.js, loaded before this file
 
-  const PENDING_MS = 5000; // how long a sent move keeps the buttons locked without an answer
   const FULL_POT_BONUS = 15;
   const HONEY = ["+2", "+4", "+6", "+8", "+10"];
   let mounted = 0;
@@ -257,7 +256,7 @@
       this.discardEl = h("div", { class: "pt-pile pt-pile--discard", role: "img", "data-tip": "", "data-key": "discard", tabindex: 0,
         "aria-describedby": id("discard-desc") });
       this.skipButton = h("button", {
-        type: "button", class: "pt-skip", hidden: true, text: gettext("Skip"), onclick: () => this.skip(),
+        type: "button", class: "pt-skip tk-pill", hidden: true, text: gettext("Skip"), onclick: () => this.skip(),
       });
       this.promptEl = h("p", { class: "pt-prompt", id: id("prompt") });
       this.chanceEl = h("p", { class: "pt-chance", hidden: true });
@@ -277,33 +276,27 @@
         h("summary", { text: gettext("Scores by hand") }), this.scoresBody,
       ]);
       this.keysEl = h("p", { class: "pt-keys", text: gettext("Keys: D draws, S stops, arrows and Enter choose a player, M turns the sound off or on.") });
-      this.fxEl = h("div", { class: "pt-fx", "aria-hidden": "true" });
+      this.fxEl = h("div", { class: "pt-fx tk-fx", "aria-hidden": "true" });
       this.tipEl = h("div", { class: "pt-tooltip ww-tip", id: id("tooltip"), role: "tooltip", hidden: true });
       this.descsEl = h("div", { class: "pt-descs", hidden: true }, [
         h("span", { id: id("deck-desc") }), h("span", { id: id("discard-desc") }),
       ]);
-      this.root = h("section", { class: "pots-table pt-live", "aria-label": gettext("Pots table") }, [
-        h("div", { class: "pt-layout" }, [
-          h("div", { class: "pt-bar" }, [this.handEl, h("div", { class: "pt-piles" }, [this.deckEl, this.discardEl])]),
+      this.root = h("section", { class: "pots-table pt-live ww-table tk-live", "aria-label": gettext("Pots table") }, [
+        h("div", { class: "pt-layout tk-layout" }, [
+          h("div", { class: "pt-bar tk-bar" }, [this.handEl, h("div", { class: "pt-piles" }, [this.deckEl, this.discardEl])]),
           this.actionsEl,
           h("div", { class: "pt-area--rows" }, [
-            h("h3", { class: "pt-visually-hidden", id: id("rows-title"), text: gettext("Players") }), this.rowsEl,
+            h("h3", { class: "tk-visually-hidden", id: id("rows-title"), text: gettext("Players") }), this.rowsEl,
           ]),
-          h("div", { class: "pt-area--extra" }, [this.scoresEl, this.keysEl]),
+          h("div", { class: "pt-area--extra" }, [
+            this.scoresEl,
+            h("p", { class: "pt-legend", text: gettext("In each row: this hand's score, then Σ and the total of the hands before.") }),
+            this.keysEl,
+          ]),
         ]),
         this.fxEl, this.tipEl, this.descsEl,
       ]);
       container.append(this.root);
-    }
-
-    bindEvents() {
-      this.onDocumentKey = (event) => this.documentKey(event);
-      document.addEventListener("keydown", this.onDocumentKey);
-      this.root.addEventListener("click", (event) => this.click(event));
-      this.root.addEventListener("keydown", (event) => this.rootKey(event));
-      // The piles and each row's status and cards: each tooltip shows the element's description.
-      this.tips = new Tooltips(this.root, this.tipEl, describedText);
-      this.hurryTimer = window.setInterval(() => this.checkHurry(), 500);
     }
 
     // --- the update queue (TableBase) -------------------------------------------------------------
@@ -353,12 +346,19 @@
 
     // --- the story of an update, card by card ------------------------------------------------------
 
-    /* Milliseconds: one card (its flight included), one flight, a word (stop, spill...), the end of a hand. */
+    /* Milliseconds: one card (its flight included), one flight, a word (stop, spill...), the end of a hand.
+       The server's pace (TABLE_PACE in games/pots/spec.py), which it waits out before a bot decides;
+       reduced motion, or a table mounted without the server's pace, is quicker. Many cards at once (a
+       deal) go quicker, so a deal at 8 seats takes about 2 s. */
     pace(count) {
-      if (prefersReducedMotion()) return { card: 160, fly: 0, word: 200, hand: 700, reduced: true };
-      // Many cards at once (a deal): quicker, so a deal at 8 seats takes about 2 s.
-      const quick = count > 6;
-      return { card: quick ? 260 : 420, fly: quick ? 210 : 320, word: 450, hand: 1200, reduced: false };
+      const full = this.settings.pace;
+      if (prefersReducedMotion() || !full) return { card: 160, fly: 0, word: 200, hand: 700, reduced: true };
+      const quick = count > full.quickOver;
+      const ms = (seconds) => Math.round(seconds * 1000);
+      return {
+        card: ms(quick ? full.quickCard : full.card), fly: ms(quick ? full.quickFly : full.fly), word: ms(full.word),
+        hand: ms(full.hand), reduced: false,
+      };
     }
 
     async animate(item) {
@@ -432,7 +432,7 @@
     }
 
     /* The words and sound of one event; quietly (after Skip) only the words that matter. */
-    narrate(event, work, quiet) {
+    narrate(event, _work, quiet) {
       const name = (seat) => this.name(seat);
       const values = { name: name(event.seat), card: event.card !== undefined ? cardName(event.card) : "" };
       let words = null;
@@ -728,8 +728,9 @@
       const children = [
         h("div", { class: "pt-row-head" }, [
           seat === model.dealer ? h("i", { class: "pt-dealer-chip", title: gettext("Dealer"), "aria-hidden": "true", text: pgettext("dealer chip", "D") }) : null,
-          h("span", { class: "pt-player-name", text: this.name(seat) }),
-          seat === this.seat ? h("span", { class: "pt-you", text: gettext("You") }) : null,
+          h("span", { class: "pt-player-name tk-player-name", text: this.name(seat) }),
+          seat === this.seat ? h("span", { class: "pt-you tk-you", text: gettext("You") }) : null,
+          this.botBadge(seat),
           h("span", {
             class: "pt-status", tabindex: -1, "data-tip": "", "data-key": `status:${seat}`, "aria-describedby": statusId,
             text: statusWord(row.status),
@@ -833,19 +834,11 @@
       const view = this.view;
       if (action.type === "target" && !(view.pending && view.pending.targets.includes(action.seat))) return;
       if (action.type !== "target" && view.phase !== "play") return;
-      this.pending = { until: Date.now() + PENDING_MS };
       this.sound("pick");
-      this.ctx.sendMove(action);
+      this.sendLocked(action);
       if (action.type === "stop") this.ctx.announce(gettext("You stop."));
       this.tips.hide();
       this.render();
-      // No answer in time (a lost message, a refused move): give the buttons back.
-      this.later(PENDING_MS + 50, () => {
-        if (this.pending && this.pending.until <= Date.now()) {
-          this.pending = null;
-          if (!this.animating) this.render();
-        }
-      });
     }
 
     // --- input ----------------------------------------------------------------------------------
@@ -910,8 +903,7 @@
     }
   }
 
-  window.WickwiseGames = window.WickwiseGames || {};
-  window.WickwiseGames.pots = {
+  registerTable("pots", PotsTable, {
     scoreLabel: gettext("points"),
     lowerIsBetter: false,
     scoreRule: gettext("The highest total wins."),
@@ -922,14 +914,7 @@
     // Once an update's cards are told, the table says "Your turn: draw a card or stop." (afterUpdate):
     // the room page then only plays the "turn" sound and marks the title.
     announcesTurns: true,
-    mount(container, ctx) {
-      const table = new PotsTable(container, ctx);
-      return {
-        update: (view, events, game) => table.update(view, events, game),
-        destroy: () => table.destroy(),
-      };
-    },
     // The rules' arithmetic, for tests and for anyone curious in the console.
     rules: { kindOf, handScore, modelOf, step },
-  };
+  });
 })();

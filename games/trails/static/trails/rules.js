@@ -70,7 +70,7 @@
   // --- setup and turn order -------------------------------------------------------------------
 
   /** Nobody on the map yet; the stream "first" picks who starts. */
-  async function setup(seats, options, rng) {
+  async function setup(seats, _options, rng) {
     if (!Number.isInteger(seats) || seats < MIN_SEATS || seats > MAX_SEATS) {
       throw new RangeError(`trails takes ${MIN_SEATS} to ${MAX_SEATS} seats`);
     }

@@ -11,14 +11,13 @@
   "use strict";
 
   const {
-    h, replaceDescs, withFocusKept, describedText, prefersReducedMotion, isTyping, Tooltips, TableBase,
+    h, replaceDescs, withFocusKept, prefersReducedMotion, isTyping, TableBase, registerTable,
   } = window.WickwiseTableKit; // static/js/tablekit.js, loaded before this file
 
   const FIRST_TRAIL = 2;
   const LANTERNS = 3;
   const ALL_THROWS = 1296; // 6 ** 4 ordered throws of four dice
   const PAIRINGS = [[0, 1, 2, 3], [0, 2, 1, 3], [0, 3, 1, 2]];
-  const PENDING_MS = 5000; // how long a sent move keeps the controls locked without an answer
   const CATCH_UP_QUEUE = 3; // more updates than this waiting: draw them without animation
   let mounted = 0;
 
@@ -72,7 +71,7 @@
   function percentFormat(lang, value) {
     try {
       return new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 1 }).format(value);
-    } catch (error) {
+    } catch {
       return Math.round(value * 1000) / 10 + "%";
     }
   }
@@ -80,7 +79,7 @@
   function number(value) {
     try {
       return new Intl.NumberFormat(document.documentElement.lang || undefined).format(value);
-    } catch (error) {
+    } catch {
       return String(value);
     }
   }
@@ -144,7 +143,7 @@
     build(container) {
       const id = (name) => this.uid + "-" + name;
       this.turnEl = h("div", { class: "tt-turn" });
-      this.playersEl = h("ul", { class: "tt-players", "aria-labelledby": id("players-title") });
+      this.playersEl = h("ul", { class: "tt-players tk-players", "aria-labelledby": id("players-title") });
       this.boardEl = h("ol", { class: "tt-board", "aria-labelledby": id("board-title") });
       this.bustEl = h("div", { class: "tt-bust", hidden: true, "aria-hidden": "true" });
       this.diceButton = h("button", {
@@ -170,47 +169,38 @@
       this.logEl = h("details", { class: "tt-log", hidden: true }, [
         h("summary", { text: gettext("What happened") }), this.logList,
       ]);
-      this.fxEl = h("div", { class: "tt-fx", "aria-hidden": "true" });
+      this.fxEl = h("div", { class: "tt-fx tk-fx", "aria-hidden": "true" });
       this.tipEl = h("div", { class: "tt-tooltip ww-tip", id: id("tooltip"), role: "tooltip", hidden: true });
-      this.descsEl = h("div", { class: "tt-descs", hidden: true }, [
-        this.lanternsDesc = h("span", { id: id("lanterns-desc") }),
-        this.signDesc = h("span", { id: id("sign-desc") }),
+      this.lanternsDesc = h("span", { id: id("lanterns-desc") });
+      this.signDesc = h("span", { id: id("sign-desc") });
+      this.descsEl = h("div", { class: "tt-descs", hidden: true }, [this.lanternsDesc, this.signDesc]);
+      this.stageEl = h("div", { class: "tt-area tt-area--stage" }, [
+        h("div", { class: "tt-kit" }, [
+          h("div", { class: "tt-dice-box" }, [this.diceButton, this.throwNoteEl]),
+          h("div", { class: "tt-gauges" }, [this.lanternsEl, this.signEl]),
+        ]),
+        this.trayEl,
+        h("div", { class: "tt-actions" }, [
+          this.statusEl, h("div", { class: "tt-buttons" }, [this.throwButton, this.campButton]),
+        ]),
       ]);
-      this.root = h("section", { class: "trails-table tt-live", "aria-label": gettext("Trails table") }, [
-        h("div", { class: "tt-layout" }, [
-          h("div", { class: "tt-bar" }, [this.turnEl]),
+      this.root = h("section", { class: "trails-table tt-live ww-table tk-live", "aria-label": gettext("Trails table") }, [
+        h("div", { class: "tt-layout tk-layout" }, [
+          h("div", { class: "tt-bar tk-bar" }, [this.turnEl]),
           h("div", { class: "tt-area tt-area--players" }, [
-            h("h3", { class: "tt-title tt-visually-hidden", id: id("players-title"), text: gettext("Players") }),
+            h("h3", { class: "tt-title tk-visually-hidden", id: id("players-title"), text: gettext("Players") }),
             this.playersEl,
           ]),
           h("div", { class: "tt-area tt-area--board" }, [
-            h("h3", { class: "tt-title tt-visually-hidden", id: id("board-title"), text: gettext("The map") }),
+            h("h3", { class: "tt-title tk-visually-hidden", id: id("board-title"), text: gettext("The map") }),
             h("div", { class: "tt-map" }, [this.boardEl, this.bustEl]),
           ]),
-          this.stageEl = h("div", { class: "tt-area tt-area--stage" }, [
-            h("div", { class: "tt-kit" }, [
-              h("div", { class: "tt-dice-box" }, [this.diceButton, this.throwNoteEl]),
-              h("div", { class: "tt-gauges" }, [this.lanternsEl, this.signEl]),
-            ]),
-            this.trayEl,
-            h("div", { class: "tt-actions" }, [
-              this.statusEl, h("div", { class: "tt-buttons" }, [this.throwButton, this.campButton]),
-            ]),
-          ]),
+          this.stageEl,
           h("div", { class: "tt-area tt-area--extra" }, [this.logEl]),
         ]),
         this.fxEl, this.tipEl, this.descsEl,
       ]);
       container.append(this.root);
-    }
-
-    bindEvents() {
-      this.onDocumentKey = (event) => this.documentKey(event);
-      document.addEventListener("keydown", this.onDocumentKey);
-      this.root.addEventListener("keydown", (event) => this.rootKey(event));
-      // The map's seals, the lanterns and the risk sign: each tooltip shows the element's description.
-      this.tips = new Tooltips(this.root, this.tipEl, describedText);
-      this.hurryTimer = window.setInterval(() => this.checkHurry(), 500);
     }
 
     /* Trails' pauses ride on later(), so destroy clears them; they are never cut short. */
@@ -298,19 +288,31 @@
       return fresh;
     }
 
+    /* Milliseconds of a throw: the tumble and landing, and a fall. The server's pace (TABLE_PACE in
+       games/trails/spec.py), which it waits out before a bot answers the throw; reduced motion, or a
+       table mounted without the server's pace, is quicker. */
+    pace() {
+      const full = this.settings.pace;
+      if (prefersReducedMotion() || !full) return { roll: 160, fall: 700, reduced: true };
+      return { roll: Math.round(full.roll * 1000), fall: Math.round(full.fall * 1000), reduced: false };
+    }
+
     /* The four dice tumble, then land on the throw. */
     async rollDice(dice) {
       const dies = Array.from(this.diceButton.querySelectorAll(".tt-die"));
+      const pace = this.pace();
       this.diceButton.classList.remove("is-busted", "is-old");
-      if (prefersReducedMotion()) {
+      if (pace.reduced) {
         dies.forEach((die, i) => setFace(die, dice[i]));
-        await this.sleep(160);
+        await this.sleep(pace.roll);
         return;
       }
       this.diceButton.classList.add("is-rolling");
-      for (let frame = 0; frame < 6 && !this.destroyed; frame++) {
+      const landing = 240;
+      const frame = Math.max(30, (pace.roll - landing) / 6);
+      for (let turn = 0; turn < 6 && !this.destroyed; turn++) {
         dies.forEach((die) => setFace(die, 1 + Math.floor(Math.random() * 6)));
-        await this.sleep(70);
+        await this.sleep(frame);
       }
       dies.forEach((die, i) => setFace(die, dice[i]));
       this.diceButton.classList.remove("is-rolling");
@@ -318,13 +320,13 @@
         { transform: "translateY(-18%) rotate(" + (i % 2 ? 14 : -14) + "deg)" },
         { transform: "translateY(4%) rotate(0deg)", offset: 0.7 },
         { transform: "none" },
-      ], { duration: 220, easing: "ease-out" }));
-      await this.sleep(240);
+      ], { duration: landing - 20, easing: "ease-out" }));
+      await this.sleep(landing);
     }
 
     /* Lost balance: the word over the map, the lanterns drop, and the map shakes a little. */
     async showFall(seat) {
-      const reduced = prefersReducedMotion();
+      const reduced = this.pace().reduced;
       this.diceButton.classList.add("is-busted");
       this.sound("tip");
       this.bustEl.replaceChildren(
@@ -343,7 +345,7 @@
           { transform: "translateX(-2px)" }, { transform: "translateX(0)" },
         ], { duration: 380 });
       }
-      await this.sleep(reduced ? 700 : 1100);
+      await this.sleep(this.pace().fall);
       this.bustEl.hidden = true;
     }
 
@@ -370,7 +372,7 @@
       this.animations.forEach((animation) => {
         try {
           animation.cancel();
-        } catch (error) {
+        } catch {
           // Already gone.
         }
       });
@@ -481,20 +483,12 @@
     }
 
     send(action, words) {
-      this.pending = { type: action.type, until: Date.now() + PENDING_MS };
       this.root.dataset.sent = String(Number(this.root.dataset.sent || 0) + 1); // for tests: moves sent
       this.chosenCard = null;
-      this.ctx.sendMove(action);
+      this.sendLocked(action, { type: action.type });
       this.tips.hide();
       this.render();
       if (words) this.statusEl.textContent = words;
-      // No answer in time (a lost message, a refused move): give the controls back.
-      this.later(PENDING_MS + 50, () => {
-        if (this.pending && this.pending.until <= Date.now()) {
-          this.pending = null;
-          if (!this.animating) this.render();
-        }
-      });
     }
 
     throwDice() {
@@ -641,7 +635,7 @@
       for (let seat = 0; seat < view.seats; seat++) {
         const info = this.playerInfo(seat);
         const current = seat === view.current && !view.finished;
-        const classes = ["tt-player"];
+        const classes = ["tt-player", "tk-player"];
         if (seat === this.seat) classes.push("is-me");
         if (current) classes.push("is-current");
         if (info.connected === false && !info.bot) classes.push("is-away");
@@ -650,11 +644,12 @@
         for (let i = 0; i < 3; i++) flags.append(h("i", { class: "tt-flag" + (i < count ? " is-raised" : "") }));
         items.push(h("li", { class: classes.join(" "), "data-seat": seat }, [
           h("span", { class: "tt-seat-mark", "data-seat": seat, "aria-hidden": "true" }),
-          h("span", { class: "tt-player-name", text: this.name(seat) }),
-          seat === this.seat ? h("span", { class: "tt-you", text: gettext("You") }) : null,
-          current ? h("span", { class: "tt-visually-hidden", text: ", " + gettext("climbing now") }) : null,
+          h("span", { class: "tt-player-name tk-player-name", text: this.name(seat) }),
+          seat === this.seat ? h("span", { class: "tt-you tk-you", text: gettext("You") }) : null,
+          this.botBadge(seat),
+          current ? h("span", { class: "tk-visually-hidden", text: ", " + gettext("climbing now") }) : null,
           flags,
-          h("span", { class: "tt-visually-hidden", text: ", " + say(ngettext(
+          h("span", { class: "tk-visually-hidden", text: ", " + say(ngettext(
             "%(count)s landmark", "%(count)s landmarks", count), { count }) }),
         ]));
       }
@@ -938,27 +933,22 @@
     }
   }
 
-  window.WickwiseGames = window.WickwiseGames || {};
-  window.WickwiseGames.trails = {
+  registerTable("trails", TrailsTable, {
     scoreLabel: gettext("landmarks"),
     // "1 landmark", "3 landmarks": for a room that asks the game to word a score (scoreLabel is one word).
     scoreText: (score) => interpolate(ngettext("%(score)s landmark", "%(score)s landmarks", score), { score }, true),
     lowerIsBetter: false,
-    scoreRule: gettext("The first to three landmarks wins; the others are ranked by landmarks, then by progress."),
+    scoreRule: [
+      gettext("The first to three landmarks wins; the others are ranked by landmarks, then by progress."),
+      gettext("Progress: how far up each trail a player's banners stand, as a share of the trail, added up."),
+    ].join(" "),
     // A player throws, climbs and throws again in one turn: the room chimes once, when the turn comes.
     turnBased: true,
     // The table shows every player, whose turn it is and their landmarks: the room keeps a compact bar.
     showsPlayers: true,
     // Each "turn" event is told in words ("Your turn: throw the dice."): the room only plays the sound.
     announcesTurns: true,
-    mount(container, ctx) {
-      const table = new TrailsTable(container, ctx);
-      return {
-        update: (view, events, game) => table.update(view, events, game),
-        destroy: () => table.destroy(),
-      };
-    },
     // The arithmetic the table uses, for tests and for anyone curious in the console.
     rules: { dicePairsFor, pairingFor },
-  };
+  });
 })();
