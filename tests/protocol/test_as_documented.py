@@ -191,7 +191,8 @@ def test_tiles_traffic_matches_the_schemas(live_site):
         await client.until(lambda m: m["type"] == "draft" and m["seat"] == me)
         for kind, said in (("pause", "paused"), ("resume", "resumed")):
             await client.send({"type": kind})
-            await client.until(lambda m, said=said: m["type"] == "update" and any(e["type"] == said for e in m["events"]))
+            await client.until(
+                lambda m, said=said: m["type"] == "update" and any(e["type"] == said for e in m["events"]))
         await client.send({"type": "move", "seq": seq, "action": {"type": "draw" if view["bag"] else "pass"}})
         await client.until(is_error("undo_draft_first"))
         await client.send({"type": "move", "seq": seq, "action": {"type": "play", "table": changed}})
