@@ -202,11 +202,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
         ref = message.get("ref") if isinstance(message.get("ref"), (str, int)) else None
         self.requests_sent += 1
         mover = f"{self.channel_name}#{self.requests_sent}"
+        sent_at = time.time()
+        # Not before the worker's deadline for it (and a margin, for when Redis cannot settle who answers).
         self.unanswered[mover] = asyncio.get_running_loop().call_later(
-            move_queue.answer_within(), lambda: self._start_task(self._unanswered(mover, ref)))
+            move_queue.answer_within() + move_queue.TOLD_MARGIN,
+            lambda: self._start_task(self._unanswered(mover, ref)))
         try:
             await move_queue.hand_over(kind=kind, room_code=self.room_code, seat=self.seat, mover=mover,
-                                       reply_to=self.channel_name, language=self.language, ref=ref, **asked)
+                                       reply_to=self.channel_name, language=self.language, ref=ref,
+                                       sent_at=sent_at, **asked)
         except RedisError:
             self.unanswered.pop(mover).cancel()
             raise services.ServiceError("busy", _("The server cannot take moves just now; please try again.")) from None
@@ -217,12 +221,28 @@ class RoomConsumer(AsyncWebsocketConsumer):
         task.add_done_callback(self.tasks.discard)
 
     async def _unanswered(self, mover: str, ref):
+        if mover not in self.unanswered:
+            return
+        try:
+            told = await move_queue.claim_told(mover)
+        except RedisError:
+            told = True  # past the deadline and its margin: the worker's own deadline check refuses it
+        if not told:
+            # A worker is committing it, or refused it itself: its update (or its refusal) is on the way. Should
+            # neither come, a snapshot shows where the game stands.
+            self.unanswered[mover] = asyncio.get_running_loop().call_later(
+                move_queue.answer_within(), lambda: self._start_task(self._settle(mover)))
+            return
         if self.unanswered.pop(mover, None) is None:
             return
         with translation.override(self.language):
             await self._error("move_unanswered", _("The server did not answer in time; here is where the game "
                                                    "stands, please try again."), ref=ref)
         await self._send_snapshot()
+
+    async def _settle(self, mover: str):
+        if self.unanswered.pop(mover, None) is not None:
+            await self._send_snapshot()
 
     async def on_client_seed(self, message):
         self._need_seat()
@@ -285,5 +305,5 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return  # already told, at its deadline
         deadline.cancel()
         await self._error(event["code"], event["message"], ref=event["ref"])
-        if event["code"] == "stale_seq":
+        if event["code"] in ("stale_seq", "move_unanswered"):
             await self._send_snapshot()

@@ -12,6 +12,7 @@ import functools
 import logging
 import threading
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -42,14 +43,38 @@ _FIELDS_A_MOVE_CHANGES = [
 _sqlite_writer = threading.RLock()
 
 
+# A last look just before a write commits (`checked_before_commit`): None, or a callable that raises a
+# ServiceError to roll the write back.
+_last_look: ContextVar = ContextVar("wickwise_last_look", default=None)
+
+
+@contextlib.contextmanager
+def checked_before_commit(last_look):
+    """Within this, a write calls `last_look()` inside its transaction, after its last statement and just
+    before its commit; a ServiceError from it rolls the write back and is raised to the caller.
+
+    The worker plays a socket's move this way: a move may wait any time for the room's lock, and only a
+    check at the commit itself can promise it is not played after its player was told it was not."""
+    token = _last_look.set(last_look)
+    try:
+        yield
+    finally:
+        _last_look.reset(token)
+
+
 @contextlib.contextmanager
 def _writing():
+    last_look = None if connection.in_atomic_block else _last_look.get()
     if connection.vendor == "sqlite":
         with _sqlite_writer, transaction.atomic():
             yield
+            if last_look is not None:
+                last_look()
     else:
         with transaction.atomic():
             yield
+            if last_look is not None:
+                last_look()
 
 
 class ServiceError(Exception):
