@@ -31,6 +31,13 @@ def key(*parts: object) -> str:
 
 TIMERS = "timers"
 EXPIRY = "expiry"
+INDEXED = "indexed"  # set once the indexes are built; gone when Redis comes back empty
+
+
+def came_back_empty() -> bool:
+    """True (once) if Redis holds no indexes of this site: it restarted empty, or was never filled. The
+    caller then rebuilds them from the database."""
+    return bool(client().set(key(INDEXED), "1", nx=True))
 
 
 # --- timers: countdowns, bot turns, grace periods ---------------------------------------------
@@ -106,3 +113,30 @@ def connected_seats(room_code: str) -> set[int]:
 def flush_room(room_code: str) -> None:
     client().delete(_presence_key(room_code))
     drop_expiry(room_code)
+
+
+# --- sockets per client address and per seat ------------------------------------------------------
+
+def _address_key(address: str) -> str:
+    return key("sockets", address)
+
+
+def socket_from(address: str, channel: str) -> int:
+    """Mark a socket open (or still open) for its client address, lapsing as presence does; returns how many
+    sockets the address holds now."""
+    now, ttl = time.time(), settings.WICKWISE["PRESENCE_TTL_SECONDS"]
+    pipe = client().pipeline()
+    pipe.zremrangebyscore(_address_key(address), "-inf", now)
+    pipe.zadd(_address_key(address), {channel: now + ttl})
+    pipe.expire(_address_key(address), int(ttl * 2))
+    pipe.zcard(_address_key(address))
+    return pipe.execute()[-1]
+
+
+def socket_gone(address: str, channel: str) -> None:
+    client().zrem(_address_key(address), channel)
+
+
+def sockets_on_seat(room_code: str, seat: int) -> int:
+    members = client().zrangebyscore(_presence_key(room_code), time.time(), "+inf")
+    return sum(1 for member in members if member.split("|", 1)[0] == str(seat))

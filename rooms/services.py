@@ -62,19 +62,30 @@ def checked_before_commit(last_look):
         _last_look.reset(token)
 
 
+def _each_step_on_its_own() -> None:
+    """Every step registered to run after this commit runs even when another fails (it is logged): a
+    broadcast that failed on a Redis hiccup used to stop the timers after it, and the game stood still."""
+    connection.run_on_commit = [(ids, step, True) for ids, step, _robust in connection.run_on_commit]
+
+
 @contextlib.contextmanager
 def _writing():
-    last_look = None if connection.in_atomic_block else _last_look.get()
+    outermost = not connection.in_atomic_block
+    last_look = _last_look.get() if outermost else None
     if connection.vendor == "sqlite":
         with _sqlite_writer, transaction.atomic():
             yield
             if last_look is not None:
                 last_look()
+            if outermost:
+                _each_step_on_its_own()
     else:
         with transaction.atomic():
             yield
             if last_look is not None:
                 last_look()
+            if outermost:
+                _each_step_on_its_own()
 
 
 class ServiceError(Exception):
@@ -467,9 +478,11 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
     game_id = game.pk
 
     def after_commit():
-        if countdown:
-            live.replace(superseded, *countdown)
-        _schedule_bots(game_id, bot_turns)
+        try:
+            if countdown:
+                live.replace(superseded, *countdown)
+        finally:  # the bots' turns too, if the countdown could not be set
+            _schedule_bots(game_id, bot_turns)
 
     return after_commit
 

@@ -22,6 +22,8 @@ log = logging.getLogger("wickwise.worker")
 
 REBUILD_EVERY = 60.0
 EXPIRY_EVERY = 5.0
+LOOK_EVERY = 0.5  # how often the worker checks that Redis still holds the index
+RETRY_EVERY = 0.5  # after a failed round (Redis down, say)
 
 
 def dispatch(member: str) -> None:
@@ -62,16 +64,27 @@ class Command(BaseCommand):
         stop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stop.set())
+        live.came_back_empty()  # marked before the rebuild: an empty Redis after this mark is noticed
         counts = services.rebuild_live_index()
         log.info("worker started; index rebuilt: %s", counts)
         gc.freeze()  # what start-up loaded lives as long as the process: full collections need not scan it
         poll = settings.WICKWISE["WORKER_POLL_SECONDS"]
-        last_rebuild = last_expiry = time.monotonic()
+        last_rebuild = last_expiry = last_look = time.monotonic()
+        redis_failed = False
         # Moves have threads of their own: a player's move does not queue behind bots' turns.
         moves = None if once else move_queue.MovePlayer(threads=move_threads).start()
         with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="timer") as pool:
             while not stop.is_set():
                 try:
+                    now = time.monotonic()
+                    if redis_failed or now - last_look > LOOK_EVERY:
+                        # Redis came back (or restarted between two looks) without the timers: every game
+                        # would stand still until the next rebuild. Rebuild them now instead.
+                        if live.came_back_empty() or redis_failed:
+                            log.warning("Redis is back; rebuilding the index: %s", services.rebuild_live_index())
+                            last_rebuild = now
+                        redis_failed = False
+                        last_look = now
                     due = live.claim_due(limit=threads * 8)
                     for member in due:
                         pool.submit(run_one, member)
@@ -85,7 +98,8 @@ class Command(BaseCommand):
                         last_rebuild = now
                 except Exception:
                     log.exception("worker loop error; retrying")
-                    stop.wait(1.0)
+                    redis_failed = True  # the next good round rebuilds what may have been lost meanwhile
+                    stop.wait(RETRY_EVERY)
                     continue
                 if once:
                     break
