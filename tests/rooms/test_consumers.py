@@ -67,7 +67,8 @@ async def settled(socket, seats_connected: set[int]):
 async def test_a_socket_to_a_room_that_does_not_exist_is_closed():
     from config.asgi import application
 
-    socket = WebsocketCommunicator(application, "/ws/rooms/ZZZZZZ/", headers=[(b"origin", b"http://testserver")])
+    socket = WebsocketCommunicator(application, "/ws/rooms/ZZZZZZ/",
+                                   headers=[(b"host", b"testserver"), (b"origin", b"http://testserver")])
     connected, close_code = await socket.connect(timeout=WAIT_SECONDS)
     assert (connected, close_code) == (False, 4404)
     await close_all(socket)

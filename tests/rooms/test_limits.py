@@ -35,7 +35,7 @@ async def socket_from(address: str, code: str, *, cookie: bytes | None = None):
     """A socket on the room as a client at `address` sees it; returns it and whether it was accepted."""
     from config.asgi import application
 
-    headers = [(b"origin", ORIGIN)] + ([(b"cookie", cookie)] if cookie else [])
+    headers = [(b"host", b"testserver"), (b"origin", ORIGIN)] + ([(b"cookie", cookie)] if cookie else [])
     socket = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=headers)
     socket.scope["client"] = (address, 40000)
     connected, close_code = await socket.connect(timeout=WAIT_SECONDS)
