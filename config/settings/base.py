@@ -51,6 +51,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "rooms.middleware.RedisBusyMiddleware",
+    "rooms.middleware.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -145,6 +146,8 @@ CHANNEL_LAYERS = {
 }
 
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 365
+# A staff account's session is a key to the admin: it ends after this, not after a year (accounts/apps.py).
+STAFF_SESSION_SECONDS = 60 * 60 * 12
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 
