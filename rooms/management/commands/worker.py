@@ -11,6 +11,7 @@ import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from importlib import import_module
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
@@ -22,6 +23,7 @@ log = logging.getLogger("wickwise.worker")
 
 REBUILD_EVERY = 60.0
 EXPIRY_EVERY = 5.0
+SESSIONS_EVERY = 3600.0  # expired sessions are deleted this often (and when the worker starts)
 LOOK_EVERY = 0.5  # how often the worker checks that Redis still holds the index
 RETRY_EVERY = 0.5  # after a failed round (Redis down, say)
 
@@ -70,6 +72,7 @@ class Command(BaseCommand):
         gc.freeze()  # what start-up loaded lives as long as the process: full collections need not scan it
         poll = settings.WICKWISE["WORKER_POLL_SECONDS"]
         last_rebuild = last_expiry = last_look = time.monotonic()
+        last_sessions = None
         redis_failed = False
         # Moves have threads of their own: a player's move does not queue behind bots' turns.
         moves = None if once else move_queue.MovePlayer(threads=move_threads).start()
@@ -93,6 +96,9 @@ class Command(BaseCommand):
                         for code in live.claim_due(index=live.EXPIRY, limit=50):
                             pool.submit(self._expire, code)
                         last_expiry = now
+                    if last_sessions is None or now - last_sessions > SESSIONS_EVERY:
+                        pool.submit(self._clear_expired_sessions)
+                        last_sessions = now
                     if now - last_rebuild > REBUILD_EVERY:
                         pool.submit(services.rebuild_live_index)
                         last_rebuild = now
@@ -108,6 +114,17 @@ class Command(BaseCommand):
         if moves is not None:
             moves.stop()
         log.info("worker stopped")
+
+    @staticmethod
+    def _clear_expired_sessions() -> None:
+        """Sessions past their age stay in the database until deleted: guests' sessions pile up otherwise."""
+        close_old_connections()
+        try:
+            import_module(settings.SESSION_ENGINE).SessionStore.clear_expired()
+        except Exception:
+            log.exception("clearing expired sessions failed")
+        finally:
+            close_old_connections()
 
     @staticmethod
     def _expire(code: str) -> None:
