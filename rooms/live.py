@@ -65,6 +65,34 @@ def claim_due(now: float | None = None, limit: int = 100, index: str = TIMERS) -
     return client().eval(_CLAIM, 1, key(index), now, limit)
 
 
+# Lease due members: each is moved LEASE seconds ahead instead of removed, so a worker killed while it
+# handles one leaves it due again for another; the handler's worker removes it when done, unless it was
+# scheduled anew meanwhile (its score is then no longer the lease's).
+_LEASE = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[3], member) end
+return due
+"""
+_RELEASE = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+"""
+LEASE_SECONDS = 10.0
+
+
+def lease_due(limit: int = 100, *, lease: float = LEASE_SECONDS) -> tuple[list[str], str]:
+    """Due timers for this worker alone until the lease runs out, and the lease (to `release` them with)."""
+    now = time.time()
+    until = repr(round(now + lease, 3))
+    return client().eval(_LEASE, 1, key(TIMERS), now, limit, until), until
+
+
+def release(member: str, lease: str) -> None:
+    """A leased timer was handled: it leaves the index, unless it was scheduled again since."""
+    client().eval(_RELEASE, 1, key(TIMERS), member, lease)
+
+
 def scheduled_at(member: str, index: str = TIMERS) -> float | None:
     return client().zscore(key(index), member)
 

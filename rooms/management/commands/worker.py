@@ -44,7 +44,7 @@ def dispatch(member: str) -> None:
         log.warning("unknown timer %r dropped", member)
 
 
-def run_one(member: str) -> None:
+def run_one(member: str, lease: str | None = None) -> None:
     close_old_connections()
     try:
         dispatch(member)
@@ -52,6 +52,11 @@ def run_one(member: str) -> None:
         log.exception("timer %s failed", member)
     finally:
         close_old_connections()
+    if lease is not None:
+        try:
+            live.release(member, lease)
+        except Exception:  # Redis down: the lease runs out and the handler, run again, finds nothing to do
+            log.warning("timer %s handled but not released", member)
 
 
 class Command(BaseCommand):
@@ -88,9 +93,11 @@ class Command(BaseCommand):
                             last_rebuild = now
                         redis_failed = False
                         last_look = now
-                    due = live.claim_due(limit=threads * 8)
+                    # Leased, not removed: a worker killed while it handles one leaves it to another when the
+                    # lease runs out, and every handler re-checks under the database lock.
+                    due, lease = live.lease_due(limit=threads * 8)
                     for member in due:
-                        pool.submit(run_one, member)
+                        pool.submit(run_one, member, lease)
                     now = time.monotonic()
                     if once or now - last_expiry > EXPIRY_EVERY:
                         for code in live.claim_due(index=live.EXPIRY, limit=50):
