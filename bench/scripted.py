@@ -22,6 +22,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import WebSocketException
 
 OVER = ("finished", "ended")
+ANSWER_LIMIT = 8.0  # seconds: the server answers every move within 5 s (and a margin), whatever happens
 
 
 def api(base: str, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
@@ -32,7 +33,12 @@ def api(base: str, method: str, path: str, body: dict | None = None) -> tuple[in
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"{}")
+        try:
+            return error.code, json.loads(error.read() or b"{}")
+        except ValueError:
+            return error.code, {}
+    except (urllib.error.URLError, OSError):
+        return 0, {}  # nothing answers there (a daphne that was just killed, say)
 
 
 def choose(slug: str, view: dict) -> dict:
@@ -49,6 +55,8 @@ class Seen:
     errors: Counter = field(default_factory=Counter)
     moves_sent: int = 0
     refused_then_played: int = 0  # candles: a pick told `move_unanswered` that then landed unsent again
+    unanswered: int = 0  # moves that got no answer (update, refusal) within ANSWER_LIMIT on a socket still open
+    advances: list[tuple[float, int]] = field(default_factory=list)  # (when, seq) each time the seq moved on
     final: dict | None = None  # the game as the last message showed it, once over
     last_message_at: float = 0.0
 
@@ -66,6 +74,7 @@ class Client:
         self.started = False
         self.seat: int | None = None
         self.in_flight: tuple[int, float] | None = None  # (seq it answered, when sent)
+        self.awaiting: dict[int, tuple[int, float]] = {}  # ref -> (seq it answered, when sent), until answered
         self.refs = 0
         self.refused_picks: dict[int, int] = {}  # candles: round -> the candle told not played
         self._last_pick: tuple[int, int] = (0, -1)  # candles: (round, candle) of the last pick sent
@@ -92,6 +101,7 @@ class Client:
     async def _session(self, socket, deadline: float) -> None:
         last_seq: int | None = None
         self.in_flight = None
+        self.awaiting.clear()  # what a dropped socket sent has no answer to wait for
         if self.return_code:
             await socket.send(json.dumps({"type": "auth", "return_code": self.return_code}))
         while not self.done:
@@ -101,12 +111,17 @@ class Client:
             try:
                 message = json.loads(await asyncio.wait_for(socket.recv(), timeout=min(left, 3.0)))
             except TimeoutError:
+                self._count_unanswered()
                 await socket.send(json.dumps({"type": "ping"}))  # a quiet table: ask where it stands
                 continue
             self.seen.last_message_at = time.monotonic()
+            self._count_unanswered()
             kind = message.get("type")
             if kind == "error":
                 self._refused(message)
+                if message.get("code") in ("busy", "rate_limited"):
+                    await asyncio.sleep(0.5)
+                    await socket.send(json.dumps({"type": "sync"}))  # look again, then decide again
                 continue
             if kind == "pong":
                 position = message.get("position") or {}
@@ -125,6 +140,10 @@ class Client:
                     self.seen.gaps.append((last_seq, message["seq"]))
                 last_seq = max(message["seq"], last_seq or 0)
             self.seen.seqs.append(message["seq"])
+            if not self.seen.advances or message["seq"] > self.seen.advances[-1][1]:
+                self.seen.advances.append((time.monotonic(), message["seq"]))
+            # The game moved past the position a move answered: that move landed, or its refusal follows.
+            self.awaiting = {ref: sent for ref, sent in self.awaiting.items() if sent[0] >= message["seq"]}
             game, view = message.get("game"), message.get("view")
             if game is None:
                 continue
@@ -139,7 +158,15 @@ class Client:
                 self.started = True
                 await self._maybe_act(socket, game, view)
 
+    def _count_unanswered(self) -> None:
+        now = time.monotonic()
+        late = [ref for ref, (_seq, sent_at) in self.awaiting.items() if now - sent_at > ANSWER_LIMIT]
+        for ref in late:
+            self.awaiting.pop(ref)
+            self.seen.unanswered += 1
+
     def _refused(self, message: dict) -> None:
+        self.awaiting.pop(message.get("ref"), None)
         self.seen.errors[message.get("code")] += 1
         if message.get("code") == "move_unanswered" and self.slug == "candles":
             self.refused_picks[self._last_pick[0]] = self._last_pick[1]
@@ -167,6 +194,7 @@ class Client:
             return  # nothing to decide from this view after all
         self.refs += 1
         self.in_flight = (game["seq"], time.monotonic())
+        self.awaiting[self.refs] = self.in_flight
         self.seen.moves_sent += 1
         if self.slug == "candles":
             self._last_pick = (view["round"], action.get("candle"))
