@@ -28,8 +28,12 @@ def test_a_reveal_adds_the_time_the_table_takes_to_tell_it():
     assert countdown == pytest.approx(30 + ten)
 
 
-def test_games_without_a_showing_time_count_down_their_decision_time_only():
-    for slug in ("trails", "pots"):
+def test_a_move_with_nothing_to_show_counts_down_its_decision_time_only():
+    # Trails and pots show throws and cards too (bench/bot_pacing.py); a move that shows nothing adds nothing.
+    for slug, quiet in (("trails", {"type": "climbed"}), ("pots", {"type": "reshuffled"})):
         spec = registry.get(slug)
         options = spec.clean_options({})
-        assert spec.countdown_seconds(options, [{"type": "anything"}]) == spec.decision_seconds(options)
+        assert spec.countdown_seconds(options, [quiet]) == spec.decision_seconds(options)
+    trails = registry.get("trails")
+    throw = [{"type": "thrown", "dice": [1, 2, 3, 4], "busted": False}]
+    assert trails.countdown_seconds({}, throw) == pytest.approx(40 + trails.table_settings["pace"]["roll"])
