@@ -172,7 +172,7 @@
   /** Judge a well-formed table of [tile, x, y] (distinct ids, distinct cells on the board).
    * Problems: two_tiles, lone, not_set, joker_conflict, each line with one reason; horizontal lines by
    * (y, x), vertical lines by (x, y), then lone tiles. `jokers`: each joker's possible faces. */
-  function judge(table, width = 24, height = 16) { // height: the same signature as Python's
+  function judge(table, width = 24, _height = 16) { // the height: the same signature as Python's
     const stride = width + 1;
     const {at, horizontal, vertical, lone} = scan(table, stride);
     const allLines = [...horizontal, ...vertical];
@@ -295,7 +295,7 @@
   }
 
   /** The dice, then the deal of 14 a seat from stream `bag` (seat i takes items 14 i .. 14 i + 13). */
-  async function setup(seats, options, rng) {
+  async function setup(seats, _options, rng) {
     if (!isInt(seats) || seats < MIN_SEATS || seats > MAX_SEATS) {
       throw new RangeError(`tiles takes ${MIN_SEATS} to ${MAX_SEATS} seats`);
     }
