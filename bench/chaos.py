@@ -204,7 +204,7 @@ async def run(args) -> dict:
                 return
             await site.kill_and_restart(kind, args.down)
             kills[kind] += 1
-            back_at.append(time.monotonic())
+            back_at.append((time.monotonic(), kind))
 
     try:
         await asyncio.gather(keep_rooms_open(), kill_on_schedule())
@@ -220,7 +220,7 @@ async def run(args) -> dict:
     return figures(rooms, kills, back_at)
 
 
-def figures(rooms: list[Room], kills: Counter, back_at: list[float]) -> dict:
+def figures(rooms: list[Room], kills: Counter, back_at: list[tuple[float, str]]) -> dict:
     finished = [room for room in rooms if room.record and room.record.get("status") == "finished"]
     lost = sum(client.seen.unanswered for room in rooms for client in room.clients)
     double = 0
@@ -233,8 +233,8 @@ def figures(rooms: list[Room], kills: Counter, back_at: list[float]) -> dict:
             for start in range(0, len(moves), seats):
                 by_seat = Counter(move["seat"] for move in moves[start:start + seats])
                 double += sum(count - 1 for count in by_seat.values())
-    stood = 0.0
-    for back in back_at:
+    stood, worst = 0.0, ""
+    for back, kind in back_at:
         for room in rooms:
             advances = room.advances
             before = [seq for when, seq in advances if when <= back]
@@ -246,7 +246,12 @@ def figures(rooms: list[Room], kills: Counter, back_at: list[float]) -> dict:
             last = room.record and room.record.get("moves") and len(room.record["moves"])
             if last and before[-1] >= last:
                 continue
-            stood = max(stood, after[0] - back)
+            if after[0] - back > stood:
+                stood = after[0] - back
+                worst = (f"{room.slug} {room.code} at seq {before[-1]} after the {kind} came back; its clients: "
+                         f"{[(c.seen.reconnects, dict(c.seen.errors)) for c in room.clients]}")
+    if worst:
+        print(f"longest stand-still: {worst}", file=sys.stderr)
     for room in rooms:
         if room not in finished:
             print(f"unfinished: {room.slug} {room.code} record status "

@@ -71,7 +71,8 @@ class Client:
         self.sleep_first_decision = sleep_first_decision
         self.name = name or (f"seat:{code}" if return_code else f"watcher:{code}")
         self.seen = Seen()
-        self.started = False
+        self.started = False  # this session sent the start
+        self.played = False  # the game was seen in play
         self.seat: int | None = None
         self.in_flight: tuple[int, float] | None = None  # (seq it answered, when sent)
         self.awaiting: dict[int, tuple[int, float]] = {}  # ref -> (seq it answered, when sent), until answered
@@ -102,6 +103,8 @@ class Client:
         last_seq: int | None = None
         self.in_flight = None
         self.awaiting.clear()  # what a dropped socket sent has no answer to wait for
+        self.seat = None  # a watcher until this socket's own snapshot says otherwise
+        self.started = False  # a start sent on a socket that dropped may never have reached the server
         if self.return_code:
             await socket.send(json.dumps({"type": "auth", "return_code": self.return_code}))
         while not self.done:
@@ -147,7 +150,7 @@ class Client:
             game, view = message.get("game"), message.get("view")
             if game is None:
                 continue
-            if game["status"] in OVER and (self.started or not self.host):
+            if game["status"] in OVER and (self.played or not self.host):
                 self.seen.final = game
                 return
             if self.host and game["status"] == "lobby" and not self.started:
@@ -155,7 +158,7 @@ class Client:
                 await socket.send(json.dumps({"type": "start"}))
                 continue
             if game["status"] == "playing":
-                self.started = True
+                self.started = self.played = True
                 await self._maybe_act(socket, game, view)
 
     def _count_unanswered(self) -> None:
@@ -166,6 +169,8 @@ class Client:
             self.seen.unanswered += 1
 
     def _refused(self, message: dict) -> None:
+        if not self.played and message.get("code") in ("move_unanswered", "busy"):
+            self.started = False  # the start was not played: send it again on the next snapshot
         self.awaiting.pop(message.get("ref"), None)
         self.seen.errors[message.get("code")] += 1
         if message.get("code") == "move_unanswered" and self.slug == "candles":
@@ -190,8 +195,8 @@ class Client:
             await asyncio.sleep(self.think)
         try:
             action = choose(self.slug, view)
-        except ValueError:
-            return  # nothing to decide from this view after all
+        except (ValueError, KeyError, TypeError):
+            return  # nothing to decide from this view after all (a watcher's view, before auth is answered)
         self.refs += 1
         self.in_flight = (game["seq"], time.monotonic())
         self.awaiting[self.refs] = self.in_flight

@@ -6,6 +6,7 @@ losing Redis loses no game. Every key starts with settings.REDIS_PREFIX.
 
 from __future__ import annotations
 
+import threading
 import time
 from functools import lru_cache
 
@@ -42,8 +43,21 @@ def came_back_empty() -> bool:
 
 # --- timers: countdowns, bot turns, grace periods ---------------------------------------------
 
+# Set when a timer could not be written (Redis failed just after a commit): the worker of this process then
+# rebuilds the index from the database at once, instead of leaving that game still until the next rebuild.
+index_lost = threading.Event()
+
+
+def _timer_write(write) -> None:
+    try:
+        write()
+    except redis.RedisError:
+        index_lost.set()
+        raise
+
+
 def schedule(member: str, at: float, *, keep_existing: bool = False) -> None:
-    client().zadd(key(TIMERS), {member: at}, nx=keep_existing)
+    _timer_write(lambda: client().zadd(key(TIMERS), {member: at}, nx=keep_existing))
 
 
 def cancel(member: str) -> None:
@@ -57,7 +71,7 @@ def replace(old: str | None, new: str | None = None, at: float | None = None) ->
         pipe.zrem(key(TIMERS), old)
     if new is not None:
         pipe.zadd(key(TIMERS), {new: at})
-    pipe.execute()
+    _timer_write(pipe.execute)
 
 
 def claim_due(now: float | None = None, limit: int = 100, index: str = TIMERS) -> list[str]:

@@ -75,7 +75,7 @@ def test_no_page_of_the_site_breaks_its_content_security_policy(finished_games, 
         # The listener hears what the policy blocks: an inline style attribute, as a template might have.
         visit(page, base + "/")
         page.evaluate("document.body.insertAdjacentHTML('beforeend', '<p style=\"color: red\">x</p>')")
-        page.wait_for_function("window.__violations.length > 0", timeout=WAIT_MS)
+        page.wait_for_function("() => window.__violations.length > 0", timeout=WAIT_MS)
         assert "style-src" in page.evaluate("window.__violations")[0]
         for path in ("/", "/return/", "/my-games/", "/accounts/login/", "/accounts/signup/", "/verify/"):
             visit(page, base + path)

@@ -99,7 +99,7 @@ def play_together(url: str, new_page) -> None:
     # Each browser sends a client seed on its own; start once both are in, so both are mixed into the deal.
     for page in (ana, ben):
         page.wait_for_function(
-            "document.querySelectorAll('#lobby-seats .badge.ok').length === 2", timeout=WAIT_MS)
+            "() => document.querySelectorAll('#lobby-seats .badge.ok').length === 2", timeout=WAIT_MS)
     ana.click("#start-button")
     for page in (ana, ben):
         helpers.wait_for_table(page)

@@ -290,7 +290,7 @@ def test_the_verify_page_checks_a_finished_game(finished_game, live_site, module
     record["moves"][0]["action"]["candle"] = 0
     page.fill("#verify-record", json.dumps(record))
     page.click("#verify-paste button[type=submit]")
-    page.wait_for_function("document.querySelector('#verify-checks > li.check-fail[data-check=move]') !== null")
+    page.wait_for_function("() => document.querySelector('#verify-checks > li.check-fail[data-check=move]') !== null")
     assert "Move #1" in page.text_content("#verify-checks > li.check-fail[data-check=move]")
 
 
@@ -316,7 +316,7 @@ def test_the_verify_page_explains_what_it_cannot_check(finished_game, live_site,
 
     page.fill("#verify-record", "{not json")
     page.click("#verify-paste button[type=submit]")
-    page.wait_for_function("document.querySelector('#verify-error').textContent.includes('not valid JSON')")
+    page.wait_for_function("() => document.querySelector('#verify-error').textContent.includes('not valid JSON')")
     assert page.is_hidden("#verify-results")
 
 

@@ -85,10 +85,13 @@ class Command(BaseCommand):
             while not stop.is_set():
                 try:
                     now = time.monotonic()
-                    if redis_failed or now - last_look > LOOK_EVERY:
-                        # Redis came back (or restarted between two looks) without the timers: every game
-                        # would stand still until the next rebuild. Rebuild them now instead.
-                        if live.came_back_empty() or redis_failed:
+                    if redis_failed or live.index_lost.is_set() or now - last_look > LOOK_EVERY:
+                        # Redis came back (or restarted between two looks) without the timers, or a timer could
+                        # not be written after a commit: that game would stand still until the next rebuild.
+                        # Rebuild the index now instead.
+                        lost = live.index_lost.is_set()
+                        live.index_lost.clear()
+                        if live.came_back_empty() or redis_failed or lost:
                             log.warning("Redis is back; rebuilding the index: %s", services.rebuild_live_index())
                             last_rebuild = now
                         redis_failed = False
