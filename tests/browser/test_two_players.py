@@ -175,11 +175,11 @@ def play_from_another_device(ben, device, url: str, return_code: str) -> None:
     assert "Ben" in device.text_content("#your-seat")
     ben.wait_for_selector("#seat-elsewhere", timeout=WAIT_MS)
     assert "another device" in ben.text_content("#seat-elsewhere")
-    ben.wait_for_function("window.WickwiseRoom.state().seat === null", timeout=WAIT_MS)
+    ben.wait_for_function("() => window.WickwiseRoom.state().seat === null", timeout=WAIT_MS)
     assert helpers.hand(ben) == [], "the page that lost the seat watches: it holds no hand"
     candle = pick_first(device)
     ben.get_by_role("button", name="Take my seat back").click()
-    ben.wait_for_function("window.WickwiseRoom.state().seat === 1", timeout=WAIT_MS)
+    ben.wait_for_function("() => window.WickwiseRoom.state().seat === 1", timeout=WAIT_MS)
     ben.wait_for_selector(f'.candles-table .ct-card.is-picked[data-candle="{candle}"]', timeout=WAIT_MS)
     device.wait_for_selector("#seat-elsewhere", timeout=WAIT_MS)
     device.context.close()

@@ -151,6 +151,8 @@ async def play_tiles_seat(base: str, ws_base: str, ticket: dict, seen: dict) -> 
             kind = message["type"]
             if kind == "error":
                 seen["errors"].append((me, message))
+                if message.get("ref") == "resign":  # not played (a worker far behind, say): resign again later
+                    seen["sent"].discard("resign")
                 if message["code"] == "illegal:invalid_table":
                     await ws.send(json.dumps({"type": "pause"}))  # read why, think it over...
                 if last is not None and message["code"] in ("illegal:invalid_table", "paused"):
@@ -174,7 +176,8 @@ async def play_tiles_seat(base: str, ws_base: str, ticket: dict, seen: dict) -> 
                 continue
             if me == 2 and view["turn"] >= 4 and me not in game["to_act"] and "resign" not in seen["sent"]:
                 seen["sent"].add("resign")
-                await ws.send(json.dumps({"type": "move", "seq": message["seq"], "action": {"type": "resign"}}))
+                await ws.send(json.dumps({"type": "move", "seq": message["seq"], "action": {"type": "resign"},
+                                          "ref": "resign"}))
                 continue
             prompt = game["prompts"].get(str(me))
             if prompt is None or prompt in answered:
