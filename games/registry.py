@@ -41,6 +41,9 @@ class GameSpec:
     # The game starts by itself the moment the last free seat is taken (the host may still start earlier,
     # with bots in the empty seats).
     start_when_full: bool = False
+    # The home page offers the three ways to play: against the AI, on one device passed around, and online.
+    # (Any listed game may be played on one device; this says the home page offers it.)
+    three_ways: bool = False
     # Any seat in play may pause and resume from the socket.
     pausable: bool = False
     # The seat to act shares its unfinished decision as it goes (a `draft`): checked by `engine.check_draft`,

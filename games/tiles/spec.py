@@ -21,6 +21,7 @@ SPEC = register(
         timer_seconds=180,
         listed=False,  # until its table exists: programs play it through the protocol
         start_when_full=True,
+        three_ways=True,
         pausable=True,
         drafts=True,
         undo_draft_before=frozenset({"draw", "pass"}),
