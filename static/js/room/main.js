@@ -6,11 +6,13 @@
      notices.js    the clock, the connection pill, alerts and news in words and sounds
      seeds.js      client seeds, the fairness panel, and "Play against bots" starting its game
      table-host.js the game's table: mounting and feeding it
+     device.js     a game on one device: "Pass the device to NAME" between players
      ending.js     the ranking, the seed revealed, Play again
      state.js      what the page holds, shared by all; dom.js small helpers
 
    The protocol is in docs/protocol.md. */
 
+import { bindPassScreen, isSameDevice, onSeatSnapshot, passDevice, renderPassScreen } from "./device.js";
 import { $, gettext, make, setText, show, Sound } from "./dom.js";
 import { renderEnd } from "./ending.js";
 import {
@@ -60,6 +62,7 @@ function onSnapshot(message) {
   state.playedFor = message.played_for || null;
   state.holdEnd = false;
   if (message.game && message.game.status !== "lobby") endAutostart();
+  if (isSameDevice()) onSeatSnapshot();
   noticeSeatChanges(previousRoom, state.room);
   renderAll();
   const settled = feedTable([]);
@@ -160,7 +163,9 @@ function renderAll() {
   setText($("stage-connecting-text"), starting ? gettext("Starting the game…") : gettext("Connecting to the room…"));
   show("lobby", now === "lobby" && !starting);
   show("end-panel", now === "over" && !state.holdEnd);
-  show("table-area", now === "playing" || now === "over");
+  const passing = isSameDevice() && state.passTo !== null;
+  show("table-area", (now === "playing" || now === "over") && !passing);
+  renderPassScreen();
   renderJoin(now);
   renderLobby();
   renderSeatsBar();
@@ -275,6 +280,7 @@ function bindControls() {
   bindRequestButton("start-button", "start", "startPendingUntil", renderLobby);
   bindRequestButton("play-again", "play_again", "playAgainPendingUntil", renderEnd);
   bindSeedControls();
+  bindPassScreen();
 
   const sound = $("sound-toggle");
   if (sound && window.WickwiseSound) {
@@ -319,6 +325,11 @@ function start() {
       error: onServerError,
       status: renderConnection,
       elsewhere: onSeatElsewhere,
+      passDevice: (message) => {
+        passDevice(message);
+        renderAll();
+        feedTable([]); // takes the table down before the update that follows is drawn
+      },
       lost: () => announce(gettext("Connection lost. Reconnecting…")),
       back: () => announce(gettext("Connected again.")),
     },
@@ -334,6 +345,7 @@ function start() {
   window.WickwiseRoom = {
     state: () => ({
       seat: state.seat,
+      passTo: state.passTo,
       seq: state.seq,
       room: state.room,
       game: state.game,

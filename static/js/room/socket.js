@@ -215,6 +215,8 @@ export class RoomSocket {
         return this.receivePong(message.position);
       case "seat_elsewhere":
         return this.on.elsewhere && this.on.elsewhere(message);
+      case "pass_device":
+        return this.on.passDevice && this.on.passDevice(message);
       default:
         return null; // anything newer
     }

@@ -18,6 +18,7 @@ export const state = {
   playedFor: null, // who made this seat's last decision while its player was away (the last snapshot's word)
   holdEnd: false, // the game is over but the table is still animating its last moves
   turnShown: false, // the player was told it is their turn (once the table drew it)
+  passTo: null, // same device: the seat the device is being passed to, whose hand is not sent yet (device.js)
   startPendingUntil: 0,
   playAgainPendingUntil: 0,
 };

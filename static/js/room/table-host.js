@@ -69,7 +69,8 @@ function showTableLoading(visible, failed) {
 /* Hands the table what the room now holds; returns what its update() returned (a promise, perhaps). */
 export function feedTable(events) {
   const game = state.game;
-  if (!game || game.status === "lobby" || !state.view) {
+  // Same device, between players: no table, so no hand is in the page while the device changes hands.
+  if (!game || game.status === "lobby" || !state.view || state.passTo !== null) {
     unmount();
     showTableLoading(false);
     return null;
