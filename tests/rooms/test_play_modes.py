@@ -251,3 +251,19 @@ async def test_a_page_opened_mid_game_shows_no_hand_until_the_tap_and_take_turn_
     refused, _ = await receive_until(watcher, is_type("error"), what="take_turn refused")
     assert refused["code"] == "not_same_device"
     await close_all(device, watcher)
+
+
+@pytest.mark.django_db
+def test_a_paused_same_device_game_is_in_this_browsers_games_to_continue(client, tiles_listed):
+    response = client.post(reverse("play_same_device", args=["tiles"]),
+                           {"tiles-device-player_1": "Ana", "tiles-device-player_2": "Bia"})
+    code = response.url.rstrip("/").rsplit("/", 1)[1]
+    services.start_game(room_code=code, seat=0)
+    game = latest_game(code)
+    services.submit_move(room_code=code, seat=game.state["current"], seq=game.seq, action={"type": "begin"})
+    services.pause_game(game_id=game.pk, seat=0)
+    page = client.get(reverse("my_games")).content.decode()
+    assert code in page and "Everyone on this device" in page and "Ana, Bia" in page
+    assert "Continue the game" in page and reverse("room", args=[code]) in page
+    # Another browser does not see it: the seats are this one's.
+    assert code not in type(client)().get(reverse("my_games")).content.decode()
