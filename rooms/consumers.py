@@ -244,15 +244,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._send_snapshot()
 
     async def on_auth(self, message):
-        if self.device_seats is not None:
-            raise services.ServiceError("same_device", _("This game is played on one device; it cannot be "
-                                                         "joined by code."))
         code = message.get("return_code")
         if not isinstance(code, str) or len(code) > 64:
             raise services.ServiceError("bad_return_code", _("That return code does not match any seat."))
         seat = await call_service(services.seat_by_return_code, return_code=code)
         if seat.room.code != self.room_code:
             raise services.ServiceError("bad_return_code", _("That return code does not match any seat."))
+        if self.device_seats is not None or seat.room.same_device:  # its seats stay with its one device
+            raise services.ServiceError("same_device", _("This game is played on one device; it cannot be "
+                                                         "joined by code."))
         if self.seat is not None and self.seat != seat.index:
             await call_service(
                 services.seat_disconnected, room_code=self.room_code, seat=self.seat, channel=self.channel_name

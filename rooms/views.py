@@ -250,7 +250,7 @@ def _json_body(request) -> dict:
 
 
 def _api_error(error: services.ServiceError, status: int = 400) -> JsonResponse:
-    status = {"no_such_room": 404, "room_full": 409, "game_started": 409}.get(error.code, status)
+    status = {"no_such_room": 404, "room_full": 409, "game_started": 409, "same_device": 409}.get(error.code, status)
     return JsonResponse({"error": {"code": error.code, "message": error.message}}, status=status)
 
 

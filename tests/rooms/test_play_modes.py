@@ -267,3 +267,24 @@ def test_a_paused_same_device_game_is_in_this_browsers_games_to_continue(client,
     assert "Continue the game" in page and reverse("room", args=[code]) in page
     # Another browser does not see it: the seats are this one's.
     assert code not in type(client)().get(reverse("my_games")).content.decode()
+
+
+@pytest.mark.django_db
+def test_the_program_api_cannot_join_a_same_device_room(client):
+    code = services.create_same_device_room(game="tiles", names=NAMES[:2])[0].room_code
+    response = client.post(reverse("api_join_room", args=[code]), {"name": "Bot maker"},
+                           content_type="application/json")
+    assert response.status_code == 409 and response.json()["error"]["code"] == "same_device"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("fresh_channel_layer", "moves_played")
+async def test_a_seats_return_code_does_not_take_a_same_device_seat_on_another_socket():
+    from tests.rooms.helpers import open_socket
+
+    tickets = await database_sync_to_async(services.create_same_device_room)(game="tiles", names=NAMES[:2])
+    other, _ = await open_socket(tickets[0].room_code)
+    await other.send_json_to({"type": "auth", "return_code": tickets[1].return_code})
+    refused, _ = await receive_until(other, is_type("error"), what="auth refused")
+    assert refused["code"] == "same_device"
+    await close_all(other)
