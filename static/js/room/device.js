@@ -20,6 +20,8 @@ export function passDevice(message) {
   state.seat = null;
   state.passTo = message.seat;
   renderPassScreen();
+  const button = $("pass-device-take");
+  if (button) button.focus({ preventScroll: false }); // Enter or Space takes the turn, as a tap does
   announce(gettext("Pass the device to %(name)s.").replace("%(name)s", nameOf(message.seat)));
 }
 
