@@ -174,7 +174,8 @@ async def connect(code: str, session_cookie: bytes) -> WebsocketCommunicator:
     from config.asgi import application
 
     socket = WebsocketCommunicator(application, f"/ws/rooms/{code}/",
-                                   headers=[(b"origin", ORIGIN), (b"cookie", session_cookie)])
+                                   headers=[(b"host", b"testserver"), (b"origin", ORIGIN),
+                                            (b"cookie", session_cookie)])
     connected, _ = await socket.connect(timeout=WAIT_SECONDS)
     assert connected
     return socket
