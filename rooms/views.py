@@ -34,7 +34,7 @@ def home(request):
     name = _default_name(request)
     games = [
         {"spec": spec, "form": CreateRoomForm(spec=spec, initial={"name": name}, prefix=spec.slug)}
-        for spec in registry.listed_games()
+        for spec in registry.all_games()
     ]
     return render(request, "rooms/home.html", {
         "games": games, "join_form": JoinRoomForm(initial={"name": name}), "default_name": name,
@@ -47,8 +47,6 @@ def _spec_or_404(slug: str):
         spec = registry.get(slug)
     except KeyError:
         raise Http404(_("There is no such game.")) from None
-    if not spec.listed:
-        raise Http404(_("There is no such game."))
     return spec
 
 
@@ -137,12 +135,6 @@ def room(request, code: str):
         raise Http404(_("There is no room with that code."))
     seat = identity.seat_for(session=request.session, user=request.user, room_code=code)
     spec = registry.get(room_obj.game)
-    if not spec.listed:
-        return render(request, "rooms/no_table.html", {
-            "room": room_obj, "spec": spec, "seat": seat,
-            "return_code": identity.remembered_return_code(request.session, code) if seat else None,
-            "socket": f"/ws/rooms/{code}/", "api_room": reverse("api_room", args=[code]),
-        })
     config = {
         "code": code,
         "game": room_obj.game,
