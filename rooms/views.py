@@ -35,7 +35,7 @@ def home(request):
     games = [
         {"spec": spec, "form": CreateRoomForm(spec=spec, initial={"name": name}, prefix=spec.slug),
          "same_device_form": SameDeviceForm(spec=spec, prefix=f"{spec.slug}-device") if spec.three_ways else None}
-        for spec in registry.listed_games()
+        for spec in registry.all_games()
     ]
     return render(request, "rooms/home.html", {
         "games": games, "join_form": JoinRoomForm(initial={"name": name}), "default_name": name,
@@ -48,8 +48,6 @@ def _spec_or_404(slug: str):
         spec = registry.get(slug)
     except KeyError:
         raise Http404(_("There is no such game.")) from None
-    if not spec.listed:
-        raise Http404(_("There is no such game."))
     return spec
 
 
@@ -163,12 +161,6 @@ def room(request, code: str):
         raise Http404(_("There is no room with that code."))
     seat = identity.seat_for(session=request.session, user=request.user, room_code=code)
     spec = registry.get(room_obj.game)
-    if not spec.listed:
-        return render(request, "rooms/no_table.html", {
-            "room": room_obj, "spec": spec, "seat": seat,
-            "return_code": identity.remembered_return_code(request.session, code) if seat else None,
-            "socket": f"/ws/rooms/{code}/", "api_room": reverse("api_room", args=[code]),
-        })
     config = {
         "code": code,
         "game": room_obj.game,

@@ -2,14 +2,13 @@
 the page (nor on the wire) until that player taps. Each plays a turn from the same page.
 
 Candles is the game here because its table is in the browser and every player holds a hand; the screen and the
-seat switching are the room page's, the same for every game (tiles once its table is listed). "Against the AI"
-at tiles is clicked from the home page's three ways to play, once tiles is listed there."""
+seat switching are the room page's, the same for every game. "Against the AI" at tiles is clicked from the home
+page's three ways to play."""
 
 from __future__ import annotations
 
 import pytest
 
-from games import registry
 from tests.browser import helpers
 from tests.browser.helpers import WAIT_MS
 
@@ -104,7 +103,6 @@ def test_three_players_pass_one_device_and_no_hand_shows_between_them(live_site,
         assert "Everyone on this device" in page.content()
 
 
-@pytest.mark.skipif(not registry.get("tiles").listed, reason="the home page offers tiles once its table is listed")
 def test_against_the_ai_at_tiles_is_one_click(live_site, page):
     page.goto(live_site.url + "/")
     page.fill("#tiles-ai-name", "Ana")

@@ -4,8 +4,6 @@ has not taken the device."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
@@ -13,7 +11,6 @@ from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
 from django.urls import reverse
 
-from games import registry
 from rooms import identity, live, services
 from rooms.models import Game, Room, Seat
 from tests.rooms.helpers import (
@@ -28,20 +25,6 @@ from tests.rooms.helpers import (
 )
 
 NAMES = ["Ana", "Bia", "Caio"]
-
-
-@pytest.fixture
-def tiles_listed(monkeypatch):
-    """Tiles as the browser will see it once its table lands (listed), without touching the real registry."""
-    listed = dataclasses.replace(registry.get("tiles"), listed=True)
-    original = registry.get
-
-    def get(slug):
-        return listed if slug == "tiles" else original(slug)
-
-    monkeypatch.setattr(registry, "get", get)
-    monkeypatch.setattr(registry, "listed_games", lambda: [*(s for s in registry.all_games() if s.listed), listed])
-    return listed
 
 
 def device_session(code: str) -> SessionStore:
@@ -115,7 +98,7 @@ def test_an_online_room_waits_for_everyone_then_starts_and_the_host_may_fill_wit
 # --- views ----------------------------------------------------------------------------------------
 
 @pytest.mark.django_db
-def test_against_the_ai_is_one_click_with_a_name(client, tiles_listed):
+def test_against_the_ai_is_one_click_with_a_name(client):
     response = client.post(reverse("play_bots", args=["tiles"]), {"name": "Ana"})
     code = response.url.rstrip("/").rsplit("/", 1)[1]
     room = Room.objects.get(code=code)
@@ -130,7 +113,7 @@ def test_against_the_ai_is_one_click_with_a_name(client, tiles_listed):
 
 
 @pytest.mark.django_db
-def test_the_same_device_view_holds_every_seat_and_joining_by_code_is_refused(client, tiles_listed):
+def test_the_same_device_view_holds_every_seat_and_joining_by_code_is_refused(client):
     response = client.post(reverse("play_same_device", args=["tiles"]),
                            {"tiles-device-player_1": "Ana", "tiles-device-player_2": "Bia",
                             "tiles-device-player_3": "Caio"})
@@ -147,7 +130,7 @@ def test_the_same_device_view_holds_every_seat_and_joining_by_code_is_refused(cl
 
 
 @pytest.mark.django_db
-def test_the_same_device_form_needs_two_names(client, tiles_listed):
+def test_the_same_device_form_needs_two_names(client):
     response = client.post(reverse("play_same_device", args=["tiles"]), {"tiles-device-player_1": "Ana"},
                            follow=True)
     assert "Give a name for each player" in response.content.decode()
@@ -155,17 +138,10 @@ def test_the_same_device_form_needs_two_names(client, tiles_listed):
 
 
 @pytest.mark.django_db
-def test_the_home_page_offers_the_three_ways_only_for_a_listed_game_that_asks(client, tiles_listed):
+def test_the_home_page_offers_the_three_ways_only_for_a_game_that_asks(client):
     page = client.get(reverse("home")).content.decode()
     assert reverse("play_same_device", args=["tiles"]) in page
     assert reverse("play_same_device", args=["pots"]) not in page
-
-
-@pytest.mark.django_db
-def test_unlisted_tiles_offers_no_way_to_play_in_the_browser(client):
-    assert reverse("play_same_device", args=["tiles"]) not in client.get(reverse("home")).content.decode()
-    assert client.post(reverse("play_same_device", args=["tiles"]),
-                       {"tiles-device-player_1": "Ana", "tiles-device-player_2": "Bia"}).status_code == 404
 
 
 # --- the socket of a same-device room ---------------------------------------------------------------
@@ -255,7 +231,7 @@ async def test_a_page_opened_mid_game_shows_no_hand_until_the_tap_and_take_turn_
 
 
 @pytest.mark.django_db
-def test_a_paused_same_device_game_is_in_this_browsers_games_to_continue(client, tiles_listed):
+def test_a_paused_same_device_game_is_in_this_browsers_games_to_continue(client):
     response = client.post(reverse("play_same_device", args=["tiles"]),
                            {"tiles-device-player_1": "Ana", "tiles-device-player_2": "Bia"})
     code = response.url.rstrip("/").rsplit("/", 1)[1]

@@ -40,7 +40,7 @@ import {
 } from "./seeds.js";
 import { RoomSocket } from "./socket.js";
 import { config, isMyTurnIn, isOver, isPaused, link, phase, rendererImpl, state } from "./state.js";
-import { bringIntoView, feedTable } from "./table-host.js";
+import { bringIntoView, feedDraft, feedRefusal, feedTable } from "./table-host.js";
 
 const BUTTON_PENDING_MS = 4000; // Start / Play again stay disabled this long waiting for an answer
 const TICK_MS = 250;
@@ -60,6 +60,7 @@ function onSnapshot(message) {
   state.view = message.view;
   state.seq = message.seq || 0;
   state.playedFor = message.played_for || null;
+  state.draft = message.draft || null;
   state.holdEnd = false;
   if (message.game && message.game.status !== "lobby") endAutostart();
   if (isSameDevice()) onSeatSnapshot();
@@ -88,6 +89,10 @@ function onUpdate(message, kind) {
   state.game = game;
   state.view = message.view;
   state.seq = message.seq;
+  // A new decision clears the draft; a pause or a resume hands back the one it kept.
+  const kept = events.find((event) => event.type === "paused" || event.type === "resumed");
+  if (kept) state.draft = kept.draft || null;
+  else if (kind !== "same") state.draft = null;
   if (!sameGame) {
     state.startPendingUntil = 0;
     state.playAgainPendingUntil = 0;
@@ -100,6 +105,13 @@ function onUpdate(message, kind) {
   const settled = feedTable(events);
   if (becameOver) revealEndWhen(settled, game);
   noticeTurnWhenDrawn(settled, begins, false);
+}
+
+/* The seat to act's unfinished decision, relayed to the whole room: the table shows it as it stands. */
+function onDraft(message) {
+  if (message.seq !== state.seq) return;
+  state.draft = message.draft || null;
+  feedDraft(message.seat, state.draft);
 }
 
 function revealEndWhen(settled, game) {
@@ -136,6 +148,7 @@ function onServerError(message) {
     endAutostart(); // the lobby and its Start button come back with the message
   }
   if (message.ref === "play_again") state.playAgainPendingUntil = 0;
+  if (message.ref === "move") feedRefusal(message);
   showAlert(text, message.code === "stale_seq" || message.code === "future_seq" ? "info" : "");
   renderLobby();
   renderEnd();
@@ -330,6 +343,7 @@ function start() {
         renderAll();
         feedTable([]); // takes the table down before the update that follows is drawn
       },
+      draft: onDraft,
       lost: () => announce(gettext("Connection lost. Reconnecting…")),
       back: () => announce(gettext("Connected again.")),
     },
