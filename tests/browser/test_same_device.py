@@ -114,3 +114,49 @@ def test_against_the_ai_at_tiles_is_one_click(live_site, page):
     players = page.evaluate("() => window.WickwiseRoom.state().game.players")
     assert [player["bot"] for player in players] == [False, True]
     assert page.locator(".badge.bot").count() >= 1, "the AI is marked as the AI"
+
+
+def name_to_act(page) -> str:
+    state = page.evaluate("() => window.WickwiseRoom.state()")
+    return state["room"]["seats"][state["game"]["to_act"][0]]["name"]
+
+
+def test_three_play_tiles_on_one_device_and_the_pass_screen_hides_every_hand(live_site, page):
+    socket = helpers.SocketLog(page)
+    with helpers.Evidence("same-device-tiles") as evidence:
+        evidence.watch("device", page)
+        evidence.attach("device-socket", socket.summary)
+        page.goto(live_site.url + "/")
+        form = page.locator("#tiles-same-device")
+        for number, name in enumerate(NAMES, start=1):
+            form.locator(f"#id_tiles-device-player_{number}").fill(name)
+        form.get_by_role("button", name="Play on this device").click()
+        page.wait_for_url("**/r/*/")
+        page.wait_for_function(
+            "() => { const s = window.WickwiseRoom && window.WickwiseRoom.state();"
+            " return s && s.game && s.game.status === 'playing'; }", timeout=WAIT_MS)
+        played, passes = set(), 0
+        for _turn in range(5):  # the dice's choice begins, then each of the three draws
+            page.wait_for_function(
+                "() => { const s = window.WickwiseRoom.state(); return s.passTo !== null"
+                " || (s.seat !== null && s.game.to_act.includes(s.seat)); }", timeout=WAIT_MS)
+            name = name_to_act(page)
+            if page.evaluate("() => window.WickwiseRoom.state().passTo") is not None:
+                wait_for_pass_screen(page, name)
+                assert page.locator(".tl-hand .tl-tile, .tl-tile").count() == 0, "no tile in the page while passing"
+                page.get_by_role("button", name=f"I am {name}: show my hand").click()
+                passes += 1
+            page.wait_for_selector(".tiles-table .tl-hand .tl-tile", timeout=WAIT_MS)
+            seq = page.evaluate("() => window.WickwiseRoom.state().seq")
+            page.wait_for_selector(".tiles-table .tl-begin:visible, .tiles-table .tl-draw:visible", timeout=WAIT_MS)
+            begin = page.locator(".tiles-table .tl-begin:visible")
+            if begin.count():
+                begin.click()
+            else:
+                page.locator(".tiles-table .tl-draw").click()
+                played.add(name)
+            page.wait_for_function("(seq) => window.WickwiseRoom.state().seq > seq", arg=seq, timeout=WAIT_MS)
+            if played == set(NAMES):
+                break
+        assert played == set(NAMES), "each of the three drew from the one device"
+        assert passes >= 2, "the device was passed between the players"
