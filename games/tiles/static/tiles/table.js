@@ -779,7 +779,7 @@
       if (clocks && clocks.since) total += Math.max(0, now - clocks.since);
       this.bagEl.replaceChildren(
         h("span", { class: "tl-bag-count", text: say(ngettext("Bag: %(count)s tile", "Bag: %(count)s tiles", view.bag), { count: view.bag }) }),
-        h("span", { class: "tl-total", text: say(gettext("Total time %(time)s"), { time: clockText(total) }) }),
+        h("span", { class: "tl-total", text: say(gettext("Total time %(clock)s"), { clock: clockText(total) }) }),
       );
     }
 
@@ -979,7 +979,7 @@
         el.textContent = clockText(used);
       });
       const total = this.bagEl.querySelector(".tl-total");
-      if (total) total.textContent = say(gettext("Total time %(time)s"), { time: clockText(clocks.total + Math.max(0, now - clocks.since)) });
+      if (total) total.textContent = say(gettext("Total time %(clock)s"), { clock: clockText(clocks.total + Math.max(0, now - clocks.since)) });
     }
   }
 
