@@ -82,6 +82,7 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
             "ALLOWED_HOSTS": "127.0.0.1",
             "WICKWISE_BENCH_ECHO": "1",
             "WICKWISE_BOT_DELAY_SECONDS": "0",
+            "WICKWISE_PER_ADDRESS_SCALE": "1000",  # every client comes from 127.0.0.1
             "LOG_LEVEL": "WARNING",
         }
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=self.env, check=True)

@@ -61,7 +61,9 @@ class GameSpec:
         cleaned = {}
         for name, option in self.options.items():
             value = raw.get(name, option.default)
-            if value not in option.choices:
+            # Exactly one of the choices, of its own type: 30.0 and True equal 30 and 1 in Python, and a game
+            # whose options held a float refused every move that named one (a candle 37.0, say).
+            if not any(type(value) is type(choice) and value == choice for choice in option.choices):
                 raise ValueError(f"option {name} must be one of {list(option.choices)}")
             cleaned[name] = value
         return cleaned

@@ -1,15 +1,42 @@
-"""Admin for rooms, seats, games and move logs. A game's seed stays hidden until the game is over.
+"""Admin for rooms, seats, games and move logs. Nothing about a live game's seed, state or moves leaves here
+until the game is over: not on a page, and not through a lookup in the URL either.
 
 Each game app registers proxies of these models with `register_game_admin`, so its rooms, seats,
 games and moves have pages of their own.
 """
 
+import json
+
 from django.contrib import admin, messages
+from django.db.models.constants import LOOKUP_SEP
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from rooms import services
 from rooms.models import Game, Move, Room, Seat
+
+
+class SafeLookups:
+    """Only the list's own filters may narrow a list through the URL.
+
+    Django lets any lookup on a model's own fields through the URL (`?seed__startswith=ab`): a list that
+    answers differently for a right and a wrong prefix gives a live game's seed away in 256 requests, and
+    lookups on the state (which holds the deck) or on moves would do the same. Every other lookup is refused
+    (400), whatever its value.
+    """
+
+    list_filter: tuple = ()
+
+    def lookup_allowed(self, lookup, value, request=None):
+        field, _sep, rest = lookup.partition(LOOKUP_SEP)
+        return field in self.list_filter and rest in ("", "exact", "isnull")
+
+
+def shown_action(move: Move) -> str:
+    """A move's action once its game is over; before that it may be a pick nobody has seen yet."""
+    if move.game.is_over:
+        return json.dumps(move.action)
+    return _("hidden until the game ends")
 
 
 class SeatInline(admin.TabularInline):
@@ -20,7 +47,7 @@ class SeatInline(admin.TabularInline):
     can_delete = False
 
 
-class RoomAdmin(admin.ModelAdmin):
+class RoomAdmin(SafeLookups, admin.ModelAdmin):
     list_display = ("code", "game", "seat_count", "games_played", "last_activity_at", "created_at")
     list_filter = ("game",)
     search_fields = ("code",)
@@ -33,7 +60,7 @@ class RoomAdmin(admin.ModelAdmin):
         return qs.filter(game=self.game_slug) if self.game_slug else qs
 
 
-class SeatAdmin(admin.ModelAdmin):
+class SeatAdmin(SafeLookups, admin.ModelAdmin):
     list_display = ("__str__", "name", "is_bot", "user", "stand_in", "joined_at")
     list_filter = ("is_bot", "stand_in")
     search_fields = ("room__code", "name", "user__username")
@@ -46,10 +73,15 @@ class SeatAdmin(admin.ModelAdmin):
         return qs.filter(room__game=self.game_slug) if self.game_slug else qs
 
 
+@admin.display(description=_("action"))
+def move_action(move: Move) -> str:
+    return shown_action(move)
+
+
 class MoveInline(admin.TabularInline):
     model = Move
     extra = 0
-    fields = ("seq", "seat", "action", "by", "created_at")
+    fields = ("seq", "seat", move_action, "by", "created_at")
     readonly_fields = fields
     can_delete = False
 
@@ -65,7 +97,7 @@ def end_games(modeladmin, request, queryset):
     messages.success(request, ngettext("Ended %(count)d game.", "Ended %(count)d games.", count) % {"count": count})
 
 
-class GameAdmin(admin.ModelAdmin):
+class GameAdmin(SafeLookups, admin.ModelAdmin):
     list_display = ("__str__", "game", "status", "seq", "started_at", "ended_at")
     list_filter = ("game", "status")
     search_fields = ("room_code",)
@@ -94,11 +126,12 @@ class GameAdmin(admin.ModelAdmin):
         return False
 
 
-class MoveAdmin(admin.ModelAdmin):
-    list_display = ("__str__", "seat", "by", "action", "created_at")
+class MoveAdmin(SafeLookups, admin.ModelAdmin):
+    list_display = ("__str__", "seat", "by", move_action, "created_at")
     list_filter = ("by",)
     search_fields = ("game__room_code",)
-    readonly_fields = ("game", "seq", "seat", "action", "by", "created_at")
+    fields = ("game", "seq", "seat", move_action, "by", "created_at")
+    readonly_fields = fields
     game_slug = None
 
     def get_queryset(self, request):

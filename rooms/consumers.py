@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -23,6 +24,8 @@ from redis.exceptions import RedisError
 from rooms import broadcast, drafts, live, move_queue, services, snapshots
 from rooms.identity import language_from_scope, seat_from_scope
 from rooms.models import Room
+
+log = logging.getLogger("wickwise.sockets")
 
 CLIENT_TYPES = {"move", "sync", "ping", "auth", "client_seed", "start", "play_again", "draft", "pause", "resume"}
 
@@ -69,6 +72,33 @@ def _device_of(scope) -> str:
     return f"session:{key}" if key else f"socket:{id(scope)}"
 
 
+class _AddressBuckets:
+    """A token bucket per client address, shared by that address's sockets in this process."""
+
+    KEEP = 10_000  # addresses remembered before the full ones are forgotten
+
+    def __init__(self):
+        self.buckets: dict[str, list[float]] = {}
+
+    def take(self, address: str, now: float) -> bool:
+        rate = settings.WICKWISE["WS_ADDRESS_RATE_PER_SECOND"]
+        burst = settings.WICKWISE["WS_ADDRESS_RATE_BURST"]
+        bucket = self.buckets.get(address)
+        if bucket is None:
+            if len(self.buckets) >= self.KEEP:
+                self.buckets = {a: b for a, b in self.buckets.items() if b[0] + (now - b[1]) * rate < burst}
+            bucket = self.buckets[address] = [float(burst), now]
+        bucket[0] = min(burst, bucket[0] + (now - bucket[1]) * rate)
+        bucket[1] = now
+        if bucket[0] < 1:
+            return False
+        bucket[0] -= 1
+        return True
+
+
+_ADDRESS_BUCKETS = _AddressBuckets()
+
+
 class RoomConsumer(AsyncWebsocketConsumer):
     room_code: str
     seat: int | None = None
@@ -84,11 +114,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.requests_sent = 0
         self.unanswered: dict[str, asyncio.TimerHandle] = {}  # a request handed to the worker -> its deadline
         self.tasks: set[asyncio.Task] = set()
+        self.address = (self.scope.get("client") or ["unknown"])[0]
+        self.counted = False
         if not await _reading(Room.objects.filter(code=self.room_code).exists)():
             # Accepted, then closed: a close before accepting refuses the handshake with HTTP 403, and
             # the client never sees the code that says the room does not exist.
             await self.accept()
             await self.close(code=4404)
+            return
+        if not await self._count_this_socket():
+            await self.accept()  # accepted first, so that the client sees the code
+            await self.close(code=4429)  # too many sockets from this address
             return
         self.device = _device_of(self.scope)
         # A page told its seat is played elsewhere watches (?watch=1) until its player takes the seat back.
@@ -97,7 +133,18 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self.accept()
         await self._take_place(self.seat)
 
+    async def _count_this_socket(self) -> bool:
+        limit = settings.WICKWISE["WS_MAX_SOCKETS_PER_ADDRESS"]
+        held = await _reading(live.socket_from)(self.address, self.channel_name)
+        if held > limit:  # refused before it opens: it never gets a disconnect to uncount it
+            await _reading(live.socket_gone)(self.address, self.channel_name)
+            return False
+        self.counted = True
+        return True
+
     async def disconnect(self, code):
+        if getattr(self, "counted", False):
+            await _reading(live.socket_gone)(self.address, self.channel_name)
         for deadline in self.unanswered.values():
             deadline.cancel()
         self.unanswered.clear()
@@ -114,6 +161,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def _take_place(self, seat: int | None):
         """Join the groups for `seat` (None: a spectator), mark presence, send a snapshot."""
+        seat = await self._seat_if_room_for_it(seat)
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         self.groups_joined = [broadcast.room_group(self.room_code)]
@@ -133,6 +181,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await _reading(live.presence_join)(self.room_code, None, self.channel_name)
         await self._send_snapshot()
 
+    async def _seat_if_room_for_it(self, seat: int | None) -> int | None:
+        """A seat holds a few sockets (tabs, devices); one more watches instead, and is told why."""
+        if seat is None or (seat == self.seat and self.groups_joined):  # already counted on it
+            return seat
+        if await _reading(live.sockets_on_seat)(self.room_code, seat) < settings.WICKWISE["WS_MAX_SOCKETS_PER_SEAT"]:
+            return seat
+        with translation.override(self.language):
+            await self._error("too_many_sockets", _("This seat is open in too many places; this one is watching. "
+                                                    "Close another tab or device and reload."))
+        return None
+
     async def dispatch(self, message):
         # Channels' own dispatch first hops to its database thread to close stale connections, for every
         # frame and every group message: a round trip through a thread and the GIL that cost more than the
@@ -141,7 +200,24 @@ class RoomConsumer(AsyncWebsocketConsumer):
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+        try:
+            await handler(message)
+        except RedisError as error:
+            await self._redis_failed(message, error)
+
+    async def _redis_failed(self, message, error):
+        """Redis is down: answer `busy` instead of letting the server close the socket (1011). A socket that
+        could not join its room's group is closed with 1013 (try again later), so its page reconnects and
+        gets a full snapshot once Redis is back."""
+        log.warning("socket on room %s: Redis failed on %s (%s)", getattr(self, "room_code", "?"),
+                    message["type"], error)
+        if message["type"] == "websocket.disconnect":
+            return
+        if message["type"] == "websocket.connect":
+            await self.close(code=1013)
+            return
+        with translation.override(getattr(self, "language", None) or settings.LANGUAGE_CODE):
+            await self._error("busy", _("The server is busy just now; please try again in a moment."))
 
     # --- from the client ----------------------------------------------------------------------
 
@@ -150,6 +226,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self._receive(text_data, bytes_data)
 
     async def _receive(self, text_data, bytes_data):
+        # Every frame counts, binary and oversized ones too, before anything else is done with it.
+        if not self._take_token():
+            return await self._error("rate_limited", _("Too many messages; slow down."))
         if bytes_data is not None or text_data is None:
             return await self._error("bad_message", _("Messages must be JSON text."))
         size = len(text_data.encode())
@@ -160,8 +239,6 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return await self.close(code=4413)
         if size > settings.WICKWISE["WS_MAX_MESSAGE_BYTES"]:
             return await self._error("too_large", _("That message is too large."))
-        if not self._take_token():
-            return await self._error("rate_limited", _("Too many messages; slow down."))
         try:
             message = json.loads(text_data)
         except (ValueError, RecursionError):  # deep nesting fits in 4 KiB and overflows the parser
@@ -180,11 +257,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 await self._send_snapshot()
 
     def _take_token(self) -> bool:
+        """This socket's bucket, then its address's in this process: many sockets of one client share one
+        budget, so a flood from one client cannot crowd out the others' frames."""
         now = time.monotonic()
         rate, burst = settings.WICKWISE["WS_RATE_PER_SECOND"], settings.WICKWISE["WS_RATE_BURST"]
         self.tokens = min(burst, self.tokens + (now - self.refilled) * rate)
         self.refilled = now
         if self.tokens < 1:
+            return False
+        if not _ADDRESS_BUCKETS.take(self.address, now):
             return False
         self.tokens -= 1
         return True
@@ -197,6 +278,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._send_json({"type": "pong", "position": await _reading(self._ping)()})
 
     def _ping(self) -> dict | None:
+        live.socket_from(self.address, self.channel_name)
         if self.seat is not None:
             live.presence_join(self.room_code, self.seat, self.channel_name)
         return snapshots.position(self.room_code)
@@ -235,11 +317,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
         ref = message.get("ref") if isinstance(message.get("ref"), (str, int)) else None
         self.requests_sent += 1
         mover = f"{self.channel_name}#{self.requests_sent}"
+        sent_at = time.time()
+        # Not before the worker's deadline for it (and a margin, for when Redis cannot settle who answers).
         self.unanswered[mover] = asyncio.get_running_loop().call_later(
-            move_queue.answer_within(), lambda: self._start_task(self._unanswered(mover, ref)))
+            move_queue.answer_within() + move_queue.TOLD_MARGIN,
+            lambda: self._start_task(self._unanswered(mover, ref)))
         try:
             await move_queue.hand_over(kind=kind, room_code=self.room_code, seat=self.seat, mover=mover,
-                                       reply_to=self.channel_name, language=self.language, ref=ref, **asked)
+                                       reply_to=self.channel_name, language=self.language, ref=ref,
+                                       sent_at=sent_at, **asked)
         except RedisError:
             self.unanswered.pop(mover).cancel()
             raise services.ServiceError("busy", _("The server cannot take moves just now; please try again.")) from None
@@ -250,6 +336,18 @@ class RoomConsumer(AsyncWebsocketConsumer):
         task.add_done_callback(self.tasks.discard)
 
     async def _unanswered(self, mover: str, ref):
+        if mover not in self.unanswered:
+            return
+        try:
+            told = await move_queue.claim_told(mover)
+        except RedisError:
+            told = True  # past the deadline and its margin: the worker's own deadline check refuses it
+        if not told:
+            # A worker is committing it, or refused it itself: its update (or its refusal) is on the way. Should
+            # neither come, a snapshot shows where the game stands.
+            self.unanswered[mover] = asyncio.get_running_loop().call_later(
+                move_queue.answer_within(), lambda: self._start_task(self._settle(mover)))
+            return
         if self.unanswered.pop(mover, None) is None:
             return
         with translation.override(self.language):
@@ -285,6 +383,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def on_resume(self, message):
         self._need_seat()
         await call_service(services.resume_from_seat, room_code=self.room_code, seat=self.seat)
+
+    async def _settle(self, mover: str):
+        if self.unanswered.pop(mover, None) is not None:
+            await self._send_snapshot()
 
     async def on_client_seed(self, message):
         self._need_seat()
@@ -373,5 +475,5 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return  # already told, at its deadline
         deadline.cancel()
         await self._error(event["code"], event["message"], ref=event["ref"], details=event.get("details"))
-        if event["code"] in ("stale_seq", "future_seq"):
+        if event["code"] in ("stale_seq", "future_seq", "move_unanswered"):
             await self._send_snapshot()

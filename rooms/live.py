@@ -31,6 +31,13 @@ def key(*parts: object) -> str:
 
 TIMERS = "timers"
 EXPIRY = "expiry"
+INDEXED = "indexed"  # set once the indexes are built; gone when Redis comes back empty
+
+
+def came_back_empty() -> bool:
+    """True (once) if Redis holds no indexes of this site: it restarted empty, or was never filled. The
+    caller then rebuilds them from the database."""
+    return bool(client().set(key(INDEXED), "1", nx=True))
 
 
 # --- timers: countdowns, bot turns, grace periods ---------------------------------------------
@@ -56,6 +63,34 @@ def replace(old: str | None, new: str | None = None, at: float | None = None) ->
 def claim_due(now: float | None = None, limit: int = 100, index: str = TIMERS) -> list[str]:
     now = time.time() if now is None else now
     return client().eval(_CLAIM, 1, key(index), now, limit)
+
+
+# Lease due members: each is moved LEASE seconds ahead instead of removed, so a worker killed while it
+# handles one leaves it due again for another; the handler's worker removes it when done, unless it was
+# scheduled anew meanwhile (its score is then no longer the lease's).
+_LEASE = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[3], member) end
+return due
+"""
+_RELEASE = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+"""
+LEASE_SECONDS = 10.0
+
+
+def lease_due(limit: int = 100, *, lease: float = LEASE_SECONDS) -> tuple[list[str], str]:
+    """Due timers for this worker alone until the lease runs out, and the lease (to `release` them with)."""
+    now = time.time()
+    until = repr(round(now + lease, 3))
+    return client().eval(_LEASE, 1, key(TIMERS), now, limit, until), until
+
+
+def release(member: str, lease: str) -> None:
+    """A leased timer was handled: it leaves the index, unless it was scheduled again since."""
+    client().eval(_RELEASE, 1, key(TIMERS), member, lease)
 
 
 def scheduled_at(member: str, index: str = TIMERS) -> float | None:
@@ -142,3 +177,30 @@ def pass_host(room_code: str, seat: int) -> None:
 def flush_room(room_code: str) -> None:
     client().delete(_presence_key(room_code), _host_key(room_code))
     drop_expiry(room_code)
+
+
+# --- sockets per client address and per seat ------------------------------------------------------
+
+def _address_key(address: str) -> str:
+    return key("sockets", address)
+
+
+def socket_from(address: str, channel: str) -> int:
+    """Mark a socket open (or still open) for its client address, lapsing as presence does; returns how many
+    sockets the address holds now."""
+    now, ttl = time.time(), settings.WICKWISE["PRESENCE_TTL_SECONDS"]
+    pipe = client().pipeline()
+    pipe.zremrangebyscore(_address_key(address), "-inf", now)
+    pipe.zadd(_address_key(address), {channel: now + ttl})
+    pipe.expire(_address_key(address), int(ttl * 2))
+    pipe.zcard(_address_key(address))
+    return pipe.execute()[-1]
+
+
+def socket_gone(address: str, channel: str) -> None:
+    client().zrem(_address_key(address), channel)
+
+
+def sockets_on_seat(room_code: str, seat: int) -> int:
+    members = client().zrangebyscore(_presence_key(room_code), time.time(), "+inf")
+    return sum(1 for member in members if member.split("|", 1)[0] == str(seat))

@@ -11,8 +11,17 @@ them. In the worker, daphne's part is close to a bare relay, and the game's work
 (docs/architecture.md).
 
 A request nobody answers within MOVE_ANSWER_SECONDS (no worker running, say) is refused to its socket with
-a fresh snapshot, and a worker drops any request older than that: it is never played after its player
-was told it was not.
+a fresh snapshot, and never played after that. The two outcomes exclude each other through one Redis key
+per request (`answer:MOVER`), set once: the worker sets it to "played" inside the move's transaction, just
+before the commit, and refuses the move if the key was already set or the request's deadline has passed;
+the socket, once the deadline is past, sets it to "told" before it tells its player, and says nothing if
+the worker got there first (the move's update is then on its way). If Redis cannot be asked, the socket
+tells its player only after the deadline plus a margin, and the worker's own deadline check, also at the
+commit, keeps the move from landing after it.
+
+A worker moves each request it takes onto a list of its own (`moves:taken:ID`) and removes it once it is
+played or refused; a worker that dies leaves its list behind, and the next worker to look (every second)
+puts those requests back at the head of the queue, to be played if their deadline has not passed.
 """
 
 from __future__ import annotations
@@ -30,6 +39,8 @@ import redis.asyncio
 from django.conf import settings
 from django.db import close_old_connections
 from django.utils import translation
+from django.utils.translation import gettext as _
+from redis.exceptions import RedisError
 
 from rooms import broadcast, live, services
 
@@ -65,36 +76,88 @@ async def close_for_this_loop() -> None:
 
 
 KINDS = ("move", "start", "play_again")  # what a socket asks of the game; the rest stays in daphne
+TOLD_MARGIN = 0.5  # seconds past the deadline before a socket tells its player when Redis cannot be asked
+TAKER_TTL = 3  # seconds a worker's heartbeat lasts: its taken requests go back to the queue after that
+
+
+def deadline_from(sent_at: float) -> float:
+    return sent_at + answer_within()
+
+
+def _answer_key(mover: str) -> str:
+    return live.key("answer", mover)
+
+
+def _answer_ttl() -> int:
+    return int(answer_within() * 4 + 60)
 
 
 async def hand_over(*, kind: str = "move", room_code: str, seat: int, mover: str, reply_to: str, language: str,
-                    ref=None, seq: int | None = None, action=None) -> None:
+                    ref=None, seq: int | None = None, action=None, sent_at: float | None = None) -> None:
     """Queue a socket's request for the worker: a move (with its seq and action), a start or a play again.
-    `mover` is the socket's name for this request; `reply_to` the socket's channel."""
+    `mover` is the socket's name for this request; `reply_to` the socket's channel. It is not played after
+    `deadline_from(sent_at)`."""
     assert kind in KINDS
+    sent_at = time.time() if sent_at is None else sent_at
     payload = {"kind": kind, "room": room_code, "seat": seat, "seq": seq, "action": action, "mover": mover,
-               "reply_to": reply_to, "language": language, "ref": ref, "sent_at": time.time()}
+               "reply_to": reply_to, "language": language, "ref": ref, "sent_at": sent_at,
+               "deadline": deadline_from(sent_at)}
     await _client_for_this_loop().rpush(live.key(QUEUE), json.dumps(payload, separators=(",", ":")))
+
+
+async def claim_told(mover: str) -> bool:
+    """The socket's side, once the deadline is past: True if its player may be told the request was not
+    played (the worker will now refuse it), False if the worker has already committed to playing it.
+    Raises RedisError when Redis cannot be asked."""
+    return bool(await _client_for_this_loop().set(_answer_key(mover), "told", nx=True, ex=_answer_ttl()))
 
 
 # --- the worker's side --------------------------------------------------------------------------------
 
+def _too_late():
+    return services.ServiceError("move_unanswered", _("The server did not answer in time; here is where the game "
+                                                      "stands, please try again."))
+
+
+class AlreadyAnswered(Exception):
+    """Another hand has answered this request: its socket told its player, or another worker played it."""
+
+
+def claim_played(payload: dict) -> None:
+    """The worker's last look, inside the request's transaction just before its commit. Past its deadline,
+    the request is refused (and its player told, unless its socket already did); before it, the worker
+    claims the request, and drops it silently if it was answered elsewhere."""
+    try:
+        if time.time() > payload.get("deadline", payload["sent_at"] + answer_within()):
+            if live.client().set(_answer_key(payload["mover"]), "told", nx=True, ex=_answer_ttl()):
+                raise _too_late()
+            raise AlreadyAnswered
+        if not live.client().set(_answer_key(payload["mover"]), "played", nx=True, ex=_answer_ttl()):
+            raise AlreadyAnswered
+    except RedisError:
+        raise services.ServiceError("busy", _("The server cannot take moves just now; please try again.")) from None
+
+
 def play(payload: dict) -> None:
     """Play one queued request, or send its refusal to the socket that sent it."""
     age = time.time() - payload["sent_at"]
-    if age > answer_within():
+    if time.time() > payload.get("deadline", payload["sent_at"] + answer_within()):
         log.warning("%s for room %s seat %s dropped: %.1f s old, its socket was told", payload["kind"],
                     payload["room"], payload["seat"], age)
         return
     asked = {"room_code": payload["room"], "seat": payload["seat"], "mover": payload["mover"]}
     with translation.override(payload["language"]):
         try:
-            if payload["kind"] == "move":
-                services.submit_move(**asked, seq=payload["seq"], action=payload["action"])
-            elif payload["kind"] == "start":
-                services.start_game(**asked)
-            else:
-                services.play_again(**asked)
+            with services.checked_before_commit(lambda: claim_played(payload)):
+                if payload["kind"] == "move":
+                    services.submit_move(**asked, seq=payload["seq"], action=payload["action"])
+                elif payload["kind"] == "start":
+                    services.start_game(**asked)
+                else:
+                    services.play_again(**asked)
+        except AlreadyAnswered:
+            log.info("%s for room %s seat %s dropped: answered elsewhere", payload["kind"], payload["room"],
+                     payload["seat"])
         except services.ServiceError as error:
             broadcast.send_to_socket(payload["reply_to"], {
                 "type": "request.refused", "mover": payload["mover"], "code": error.code,
@@ -102,10 +165,31 @@ def play(payload: dict) -> None:
             })
 
 
+# Take up to ARGV[1] more requests from the queue onto this worker's list, in one round trip.
+_TAKE_MORE = """
+local taken = {}
+for i = 1, tonumber(ARGV[1]) do
+  local raw = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
+  if not raw then break end
+  taken[#taken + 1] = raw
+end
+return taken
+"""
+
+# Put a dead worker's taken requests back at the head of the queue, in their order; once, whoever asks.
+_RECOVER = """
+if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+local moved = 0
+while redis.call('RPOPLPUSH', KEYS[2], KEYS[1]) do moved = moved + 1 end
+redis.call('SREM', KEYS[4], ARGV[1])
+return moved
+"""
+
+
 class MovePlayer:
     """Takes queued requests and plays them in a pool of threads (on PostgreSQL, those of different rooms
-    at once; the room's lock orders those of one room). Any number of workers may run: a pop hands each
-    request to one of them."""
+    at once; the room's lock orders those of one room). Any number of workers may run: a move from the
+    queue to a worker's own list hands each request to one of them, and the list outlives the worker."""
 
     def __init__(self, *, threads: int = 4):
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="move")
@@ -113,34 +197,72 @@ class MovePlayer:
         # worker is free, and a worker that stops loses none it has not begun.
         self.free = threading.BoundedSemaphore(threads * 2)
         self.stopping = threading.Event()
-        self.wake_key = live.key(QUEUE, "wake", uuid.uuid4().hex)  # stop() pushes here to end the wait
+        self.id = uuid.uuid4().hex
+        self.taken_key = live.key(QUEUE, "taken", self.id)
+        self.alive_key = live.key(QUEUE, "alive", self.id)
+        self.takers_key = live.key(QUEUE, "takers")
+        self.next_look = 0.0
         self.thread = threading.Thread(target=self._take, name="move-intake", daemon=True)
 
     def start(self) -> MovePlayer:
+        self._heartbeat()
         self.thread.start()
         return self
 
     def stop(self) -> None:
         self.stopping.set()
-        live.client().rpush(self.wake_key, "stop")
         self.thread.join(timeout=10)
         self.pool.shutdown(wait=True)  # moves already taken are played
-        live.client().delete(self.wake_key)
+        try:
+            redis_client = live.client()
+            redis_client.delete(self.alive_key)
+            redis_client.eval(_RECOVER, 4, live.key(QUEUE), self.taken_key, self.alive_key, self.takers_key, self.id)
+        except RedisError:
+            log.warning("could not hand back this worker's list; the next worker will")
+
+    def _heartbeat(self) -> None:
+        pipe = live.client().pipeline(transaction=False)
+        pipe.set(self.alive_key, "1", ex=TAKER_TTL)
+        pipe.sadd(self.takers_key, self.id)
+        pipe.execute()
+
+    def _look_after_others(self) -> None:
+        """Once a second: keep this worker's heartbeat, and hand back what dead workers had taken."""
+        now = time.monotonic()
+        if now < self.next_look:
+            return
+        self.next_look = now + 1.0
+        self._heartbeat()
+        redis_client = live.client()
+        for taker in redis_client.smembers(self.takers_key):
+            if taker == self.id:
+                continue
+            moved = redis_client.eval(_RECOVER, 4, live.key(QUEUE), live.key(QUEUE, "taken", taker),
+                                      live.key(QUEUE, "alive", taker), self.takers_key, taker)
+            if moved:
+                log.warning("%d requests taken by a stopped worker put back on the queue", moved)
 
     def _take(self) -> None:
         queue, redis_client = live.key(QUEUE), live.client()
         while not self.stopping.is_set():
-            if not self.free.acquire(timeout=1):
+            try:
+                self._look_after_others()  # whether or not this worker has a free thread
+            except Exception:
+                log.exception("the move queue's upkeep failed; retrying")
+                self.stopping.wait(1.0)
+                continue
+            if not self.free.acquire(timeout=0.5):
                 continue
             slots = 1
             try:
-                popped = redis_client.blpop([queue, self.wake_key], timeout=1)
-                if popped is None or popped[0] != queue:
+                first = redis_client.blmove(queue, self.taken_key, 0.5, "LEFT", "RIGHT")
+                if first is None:
                     self.free.release()
                     continue
                 while self.free.acquire(blocking=False):  # under load, one round trip takes several
                     slots += 1
-                raws = [popped[1], *(redis_client.lpop(queue, slots - 1) or [] if slots > 1 else [])]
+                raws = [first, *(redis_client.eval(_TAKE_MORE, 2, queue, self.taken_key, slots - 1)
+                                 if slots > 1 else [])]
             except Exception:
                 for _slot in range(slots):
                     self.free.release()
@@ -161,3 +283,7 @@ class MovePlayer:
         finally:
             self.free.release()
             close_old_connections()
+            try:
+                live.client().lrem(self.taken_key, 1, raw)
+            except RedisError:
+                log.warning("could not clear a played request from this worker's list")

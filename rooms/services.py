@@ -12,6 +12,7 @@ import functools
 import logging
 import threading
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -43,14 +44,49 @@ _FIELDS_A_MOVE_CHANGES = [
 _sqlite_writer = threading.RLock()
 
 
+# A last look just before a write commits (`checked_before_commit`): None, or a callable that raises a
+# ServiceError to roll the write back.
+_last_look: ContextVar = ContextVar("wickwise_last_look", default=None)
+
+
+@contextlib.contextmanager
+def checked_before_commit(last_look):
+    """Within this, a write calls `last_look()` inside its transaction, after its last statement and just
+    before its commit; a ServiceError from it rolls the write back and is raised to the caller.
+
+    The worker plays a socket's move this way: a move may wait any time for the room's lock, and only a
+    check at the commit itself can promise it is not played after its player was told it was not."""
+    token = _last_look.set(last_look)
+    try:
+        yield
+    finally:
+        _last_look.reset(token)
+
+
+def _each_step_on_its_own() -> None:
+    """Every step registered to run after this commit runs even when another fails (it is logged): a
+    broadcast that failed on a Redis hiccup used to stop the timers after it, and the game stood still."""
+    connection.run_on_commit = [(ids, step, True) for ids, step, _robust in connection.run_on_commit]
+
+
 @contextlib.contextmanager
 def _writing():
+    outermost = not connection.in_atomic_block
+    last_look = _last_look.get() if outermost else None
     if connection.vendor == "sqlite":
         with _sqlite_writer, transaction.atomic():
             yield
+            if last_look is not None:
+                last_look()
+            if outermost:
+                _each_step_on_its_own()
     else:
         with transaction.atomic():
             yield
+            if last_look is not None:
+                last_look()
+            if outermost:
+                _each_step_on_its_own()
 
 
 class ServiceError(Exception):
@@ -467,11 +503,13 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
     game_id = game.pk
 
     def after_commit():
-        if countdown:
-            live.replace(superseded, *countdown)
-        elif dropped:
-            live.cancel(dropped)
-        _schedule_bots(game_id, bot_turns, showing)
+        try:
+            if countdown:
+                live.replace(superseded, *countdown)
+            elif dropped:
+                live.cancel(dropped)
+        finally:  # the bots' turns too, if the countdown could not be set
+            _schedule_bots(game_id, bot_turns, showing)
 
     return after_commit
 

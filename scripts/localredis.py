@@ -67,3 +67,41 @@ def started_redis(url: str | None = None):
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=5)
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+class KillableRedis:
+    """A Redis of its own on a free port, that can be killed (kill -9) and started again empty on the same
+    port: for the tests and the chaos run that take Redis away from a running site."""
+
+    def __init__(self, port: int | None = None):
+        if port is None:
+            import socket
+
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                port = sock.getsockname()[1]
+        self.port = port
+        self.url = f"redis://127.0.0.1:{port}/0"
+        self.workdir = tempfile.mkdtemp(prefix="wickwise-redis-")
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> KillableRedis:
+        command = [redis_server_binary(), "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
+                   "--appendonly", "no", "--dir", self.workdir, "--daemonize", "no", "--loglevel", "warning"]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        for _ in range(200):
+            if answers(self.url):
+                return self
+            time.sleep(0.05)
+        raise RuntimeError(f"the Redis on port {self.port} did not start")
+
+    def kill(self) -> None:
+        """kill -9: everything it held is gone."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=5)
+        self.process = None
+
+    def stop(self) -> None:
+        self.kill()
+        shutil.rmtree(self.workdir, ignore_errors=True)

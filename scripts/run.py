@@ -18,10 +18,16 @@ HOST = os.environ.get("HOST", "127.0.0.1")
 PORT = os.environ.get("PORT", "8000")
 
 
+def server_env(redis_url: str, environ=os.environ) -> dict[str, str]:
+    """What daphne and the worker run with: DEBUG off unless DEBUG=true is set, because this is what people
+    play on (no technical error pages, and no query log growing with every move)."""
+    return {"DEBUG": "false", **environ, "REDIS_URL": redis_url}
+
+
 def main() -> int:
     python = sys.executable
     with started_redis() as url:
-        env = {**os.environ, "REDIS_URL": url}
+        env = server_env(url)
         server = subprocess.Popen(
             [python, "-m", "daphne", "-b", HOST, "-p", PORT, "--websocket-max-message-size", "65536",
              "--websocket-max-frame-size", "65536", "config.asgi:application"], cwd=ROOT, env=env)

@@ -51,6 +51,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "rooms.middleware.RedisBusyMiddleware",
+    "rooms.middleware.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -145,8 +147,13 @@ CHANNEL_LAYERS = {
 }
 
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 365
+# A staff account's session is a key to the admin: it ends after this, not after a year (accounts/apps.py).
+STAFF_SESSION_SECONDS = 60 * 60 * 12
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
+
+# Every per-address limit is multiplied by this: a load test runs all its clients from one address.
+PER_ADDRESS_SCALE = int(os.environ.get("WICKWISE_PER_ADDRESS_SCALE", "1"))
 
 # The game platform's tunables; tests and benchmarks shorten them.
 WICKWISE = {
@@ -165,6 +172,18 @@ WICKWISE = {
     "WS_RATE_BURST": 30,
     # A socket's move the worker has not answered by then is refused, and the worker drops it unplayed.
     "MOVE_ANSWER_SECONDS": float(os.environ.get("WICKWISE_MOVE_ANSWER_SECONDS", "5")),
+    # Sockets on one seat (tabs, devices), and per client address; frames per address, across its sockets.
+    "WS_MAX_SOCKETS_PER_SEAT": 5,
+    "WS_MAX_SOCKETS_PER_ADDRESS": 30 * PER_ADDRESS_SCALE,
+    "WS_ADDRESS_RATE_PER_SECOND": 30 * PER_ADDRESS_SCALE,
+    "WS_ADDRESS_RATE_BURST": 90 * PER_ADDRESS_SCALE,
+    # HTTP requests per client address: kind -> (requests, window in seconds); see rooms/throttle.py.
+    "THROTTLES": {
+        "create": (20 * PER_ADDRESS_SCALE, 60),
+        "join": (30 * PER_ADDRESS_SCALE, 60),
+        "lookup": (120 * PER_ADDRESS_SCALE, 60),
+        "return": (10 * PER_ADDRESS_SCALE, 60),
+    },
 }
 
 LOGGING = {

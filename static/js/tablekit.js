@@ -35,6 +35,8 @@
       if (key === "class") node.className = value;
       else if (key === "text") node.textContent = value;
       else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      // Through the CSSOM: a style attribute would be refused by the pages' Content-Security-Policy.
+      else if (key === "style") node.style.cssText = String(value);
       else node.setAttribute(key, value === true ? "" : String(value));
     });
     [].concat(children || []).forEach((child) => {

@@ -159,3 +159,47 @@ def test_trails_and_pots_traffic_matches_the_schemas(live_site, game, moves):
         assert {"snapshot", "update", "room", "pong"} <= kinds
 
     asyncio.run(run())
+
+
+def _free_cell(table: list[list[int]], width: int, height: int) -> tuple[int, int]:
+    """A cell with no tile in it or beside it: a tile put there stands alone."""
+    taken = {(x, y) for _, x, y in table}
+    for y in range(height - 1, -1, -1):
+        for x in range(width):
+            if not {(x, y), (x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)} & taken:
+                return x, y
+    raise AssertionError("the board is full")
+
+
+def test_tiles_traffic_matches_the_schemas(live_site):
+    """Begin, a draft, pause and resume, a draw refused while the draft differs, a play refused with the lines
+    that are wrong, and a resignation: every frame of it against the schemas."""
+    async def run():
+        ticket = new_room(live_site, "tiles", 2)
+        me = ticket["seat"]
+        client = await seated(live_site, ticket)
+        await client.send({"type": "start"})
+        message = await client.until(lambda m: playing(m) and me in m["game"]["to_act"])
+        if message["view"]["phase"] == "begin":
+            await client.send({"type": "move", "seq": message["seq"], "action": {"type": "begin"}})
+            message = await client.until(lambda m: m["type"] == "update" and me in m["game"]["to_act"]
+                                         and m["view"]["phase"] == "play")
+        view, seq = message["view"], message["seq"]
+        x, y = _free_cell(view["table"], *view["board"])
+        changed = [*view["table"], [view["hand"][0], x, y]]
+        await client.send({"type": "draft", "seq": seq, "draft": {"table": changed}})
+        await client.until(lambda m: m["type"] == "draft" and m["seat"] == me)
+        for kind, said in (("pause", "paused"), ("resume", "resumed")):
+            await client.send({"type": kind})
+            await client.until(
+                lambda m, said=said: m["type"] == "update" and any(e["type"] == said for e in m["events"]))
+        await client.send({"type": "move", "seq": seq, "action": {"type": "draw" if view["bag"] else "pass"}})
+        await client.until(is_error("undo_draft_first"))
+        await client.send({"type": "move", "seq": seq, "action": {"type": "play", "table": changed}})
+        refused = await client.until(is_error("illegal:invalid_table"))
+        assert {"cells": [[x, y]], "reason": "lone"} in refused["details"]["problems"]
+        await client.send({"type": "move", "seq": seq, "action": {"type": "resign"}})
+        over = await client.until(lambda m: m["type"] == "update" and m["game"]["status"] == "finished")
+        assert any(row["seat"] == me and row["resigned"] for row in over["game"]["result"])
+
+    asyncio.run(run())

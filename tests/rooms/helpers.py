@@ -226,7 +226,7 @@ async def open_socket(code: str, *, cookie: bytes | None = None, origin: bytes |
     """A connected socket on the room (with the session `cookie`, if any) and its first snapshot."""
     if application is None:
         from config.asgi import application
-    headers = [(b"origin", origin)] if origin else []
+    headers = [(b"host", b"testserver")] + ([(b"origin", origin)] if origin else [])
     if cookie:
         headers.append((b"cookie", cookie))
     socket = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=headers)

@@ -82,3 +82,64 @@ def test_each_games_admin_pages_list_only_its_own_and_hide_a_live_seed(admin, sl
     page = admin.get(reverse(f"admin:{slug}_{slug}game_change", args=[game.pk])).content.decode()
     assert game.fingerprint in page and game.seed not in page
     assert '"deck"' not in page and '"hands"' not in page
+
+
+ADMIN_LISTS = [
+    "rooms_room", "rooms_seat", "rooms_game", "rooms_move",
+    "candles_candlesroom", "candles_candlesseat", "candles_candlesgame", "candles_candlesmove",
+]
+
+
+def lookups_on_a_live_game(game: Game) -> dict[str, list[tuple[str, str]]]:
+    """For each list, lookups that would tell a right guess from a wrong one about a live game's secrets."""
+    right, wrong = game.seed[:2], "zz"
+    seed = [("seed__startswith", right), ("seed__startswith", wrong), ("seed__gte", right), ("seed", game.seed)]
+    state = [("state__icontains", "deck"), ("state__hands__0__0", "1"), ("state__has_key", "deck")]
+    return {
+        "game": seed + state + [("moves__action__icontains", "candle")],
+        "room": [(f"games__{name}", value) for name, value in seed + state],
+        "seat": [(f"room__games__{name}", value) for name, value in seed],
+        "move": [(f"game__{name}", value) for name, value in seed + state]
+        + [("action__icontains", "candle"), ("action__candle__gte", "1")],
+    }
+
+
+@pytest.mark.parametrize("name", ADMIN_LISTS)
+def test_no_lookup_in_the_url_tells_anything_about_a_live_games_seed_or_state(admin, name):
+    game = started_game()
+    app, model = name.split("_", 1)
+    url = reverse(f"admin:{app}_{model}_changelist")
+    kind = next(kind for kind in ("room", "seat", "game", "move") if model.endswith(kind))
+    for lookup, value in lookups_on_a_live_game(game)[kind]:
+        response = admin.get(url, {lookup: value})
+        assert response.status_code == 400, (lookup, value)
+
+
+@pytest.mark.parametrize("name", ADMIN_LISTS)
+def test_the_lists_own_filters_search_and_ordering_still_work(admin, name):
+    game = started_game()
+    app, model = name.split("_", 1)
+    url = reverse(f"admin:{app}_{model}_changelist")
+    filters = {"room": {"game__exact": "candles"}, "seat": {"is_bot__exact": "1"},
+               "game": {"status__exact": "playing", "game__exact": "candles"}, "move": {"by__exact": "player"}}
+    kind = next(kind for kind in filters if model.endswith(kind))
+    assert admin.get(url, filters[kind]).status_code == 200
+    assert admin.get(url, {"q": game.room_code, "o": "1.-2"}).status_code == 200
+
+
+def test_unrevealed_picks_are_on_no_admin_page_until_the_game_ends(admin):
+    game = started_game()  # three seats: one pick is not revealed until the other two pick
+    hidden = game.state["hands"][0][-1]
+    services.submit_move(room_code=game.room_code, seat=0, seq=game.seq, action={"type": "play", "candle": hidden})
+    move = game.moves.get()
+    pick = f"&quot;candle&quot;: {hidden}"
+    pages = [
+        reverse("admin:rooms_move_changelist"), reverse("admin:candles_candlesmove_changelist"),
+        reverse("admin:rooms_move_change", args=[move.pk]), reverse("admin:candles_candlesmove_change", args=[move.pk]),
+        reverse("admin:rooms_game_change", args=[game.pk]), reverse("admin:candles_candlesgame_change", args=[game.pk]),
+    ]
+    for url in pages:
+        page = admin.get(url).content.decode()
+        assert pick not in page and "hidden until the game ends" in page, url
+    services.end_game(game_id=game.pk, reason="admin")
+    assert pick in admin.get(reverse("admin:rooms_move_change", args=[move.pk])).content.decode()

@@ -67,7 +67,8 @@ async def settled(socket, seats_connected: set[int]):
 async def test_a_socket_to_a_room_that_does_not_exist_is_closed():
     from config.asgi import application
 
-    socket = WebsocketCommunicator(application, "/ws/rooms/ZZZZZZ/", headers=[(b"origin", b"http://testserver")])
+    socket = WebsocketCommunicator(application, "/ws/rooms/ZZZZZZ/",
+                                   headers=[(b"host", b"testserver"), (b"origin", b"http://testserver")])
     connected, _ = await socket.connect(timeout=WAIT_SECONDS)
     assert connected, "accepted, so that the client sees the close code (a refused handshake is HTTP 403)"
     assert await socket.receive_output(timeout=WAIT_SECONDS) == {"type": "websocket.close", "code": 4404}

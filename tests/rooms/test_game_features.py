@@ -211,7 +211,7 @@ def test_an_action_out_of_turn_is_logged_with_a_seq_sent_to_everyone_and_replays
     before = what_moves_change(code)
     with pytest.raises(services.ServiceError) as refused:
         services.submit_move(room_code=code, seat=other, seq=game.seq + 1, action=action)
-    assert refused.value.code == "stale_seq"
+    assert refused.value.code == "future_seq"
     if not game.is_over:
         third = next((s for s in spec.in_play(game.state) if s not in spec.engine.to_act(game.state)), None)
         if third is not None:

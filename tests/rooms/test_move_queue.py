@@ -4,17 +4,20 @@ in the socket's language, or refused at their deadline and never played after it
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from unittest import mock
 
 import pytest
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.db import connection, transaction
 from django.test import override_settings
 
-from rooms import move_queue
-from rooms.models import Move
+from rooms import live, move_queue, services
+from rooms.models import Move, Room
 from tests.rooms.helpers import (
+    WAIT_SECONDS,
     candle_for,
     close_all,
     cookie_for,
@@ -135,11 +138,12 @@ async def test_the_workers_refusal_speaks_the_sockets_language():
         await close_all(socket)
 
 
-def hand_over_all(code: str, moves: list[tuple[int, int, dict]]) -> None:
+def hand_over_all(code: str, moves: list[tuple[int, int, dict]], *, batch: str = "test") -> None:
+    """Queue moves as a socket would; movers are named BATCH#N, unique as a socket's are."""
     async def push():
         try:
             for number, (seat, seq, action) in enumerate(moves):
-                await move_queue.hand_over(room_code=code, seat=seat, seq=seq, action=action, mover=f"test#{number}",
+                await move_queue.hand_over(room_code=code, seat=seat, seq=seq, action=action, mover=f"{batch}#{number}",
                                            reply_to="specific.test!none", language="en", ref=None)
         finally:
             await move_queue.close_for_this_loop()
@@ -159,11 +163,119 @@ def test_two_workers_play_each_queued_move_once_and_refuse_a_double_submit():
             assert game.seq == 4  # the round was revealed, and the next one posed at seq 4
 
             twice = (0, 4, candle_for(game, 0))
-            hand_over_all(code, [twice, twice])
+            hand_over_all(code, [twice, twice], batch="again")
             wait_for(lambda: refusals, what="the second submit refused")
             time.sleep(0.3)
     finally:
         for player in players:
             player.stop()
     assert Move.objects.filter(game=game).count() == 5
-    assert [(r["code"], r["mover"]) for r in refusals] in ([("stale_seq", "test#1")], [("stale_seq", "test#0")])
+    refused = [(r["code"], r["mover"]) for r in refusals]
+    assert refused in ([("stale_seq", "again#1")], [("stale_seq", "again#0")])
+
+
+# --- a refused move is never played, and a played one is never refused -----------------------------
+
+def hold_the_room(code: str, held: threading.Event, release: threading.Event) -> None:
+    """Hold the room's row lock (on SQLite, the database's write lock) until `release`."""
+    try:
+        with transaction.atomic():
+            list(Room.objects.select_for_update().filter(code=code))
+            held.set()
+            release.wait(WAIT_SECONDS)
+    finally:
+        connection.close()
+
+
+async def told_refused(socket, move: dict) -> None:
+    await socket.send_json_to(move)
+    error, skipped = await receive_until(socket, is_type("error"), what="the refusal")
+    assert error["code"] == "move_unanswered", error
+    assert not any(m["type"] == "update" for m in skipped)
+
+
+@pytest.mark.usefixtures("moves_played")
+async def test_a_move_held_behind_the_rooms_lock_past_its_deadline_is_never_played():
+    code, tickets, game = await db(started_room)(2)
+    held, release = threading.Event(), threading.Event()
+    with answering_within(0.3):
+        socket, _ = await open_socket(code, cookie=await cookie_for(tickets[0]))
+        holder = threading.Thread(target=hold_the_room, args=(code, held, release))
+        try:
+            await receive_until(socket, is_type("room"), what="the seat connected")
+            before = await db(what_moves_change)(code)
+            holder.start()
+            assert await asyncio.to_thread(held.wait, WAIT_SECONDS)
+            await told_refused(socket, {"type": "move", "seq": 0, "action": candle_for(game, 0)})
+            release.set()  # the worker gets the lock now, long after its player was told
+            await asyncio.to_thread(holder.join)
+            await asyncio.sleep(1.0)
+            assert await db(what_moves_change)(code) == before
+            snapshot, _ = await receive_until(socket, is_type("snapshot"), what="the snapshot after the refusal")
+            assert snapshot["seq"] == 0
+            assert await socket.receive_nothing(timeout=0.5)
+        finally:
+            release.set()
+            await close_all(socket)
+
+
+@pytest.mark.usefixtures("moves_played")
+async def test_a_move_a_stalled_worker_took_is_never_played_after_its_player_was_told():
+    code, tickets, game = await db(started_room)(2)
+    submit = services.submit_move
+
+    def stalled(**kwargs):
+        time.sleep(1.2)  # taken in time, played after the deadline and the socket's margin
+        return submit(**kwargs)
+
+    with answering_within(0.3), mock.patch.object(services, "submit_move", stalled):
+        socket, _ = await open_socket(code, cookie=await cookie_for(tickets[0]))
+        try:
+            await receive_until(socket, is_type("room"), what="the seat connected")
+            before = await db(what_moves_change)(code)
+            await told_refused(socket, {"type": "move", "seq": 0, "action": candle_for(game, 0)})
+            await asyncio.sleep(1.2)
+            assert await db(what_moves_change)(code) == before
+            await receive_until(socket, is_type("snapshot"), what="the snapshot after the refusal")
+            assert await socket.receive_nothing(timeout=0.5)
+        finally:
+            await close_all(socket)
+
+
+@pytest.mark.usefixtures("moves_played")
+async def test_a_move_the_worker_claimed_before_its_deadline_is_played_and_never_refused():
+    code, tickets, game = await db(started_room)(2)
+    claim = move_queue.claim_played
+
+    def slow_commit(payload):
+        claim(payload)
+        time.sleep(1.2)  # the commit lands after the socket's own deadline for it
+
+    with answering_within(0.3), mock.patch.object(move_queue, "claim_played", slow_commit):
+        socket, _ = await open_socket(code, cookie=await cookie_for(tickets[0]))
+        try:
+            await receive_until(socket, is_type("room"), what="the seat connected")
+            await socket.send_json_to({"type": "move", "seq": 0, "action": candle_for(game, 0)})
+            update, skipped = await receive_until(socket, is_update(1), what="the pick")
+            assert not any(m["type"] == "error" for m in skipped), skipped
+            await asyncio.sleep(0.8)
+            assert await socket.receive_nothing(timeout=0.3)
+            assert await db(lambda: Move.objects.filter(game__room_code=code).count())() == 1
+        finally:
+            await close_all(socket)
+
+
+def test_requests_a_dead_worker_had_taken_are_played_by_the_next_one():
+    code, _tickets, game = started_room(2)
+    hand_over_all(code, [(0, 0, candle_for(game, 0))])
+    redis_client, queue = live.client(), live.key(move_queue.QUEUE)
+    dead = live.key(move_queue.QUEUE, "taken", "dead")
+    assert redis_client.lmove(queue, dead, "LEFT", "RIGHT")  # taken, then the worker was killed
+    redis_client.sadd(live.key(move_queue.QUEUE, "takers"), "dead")
+    player = move_queue.MovePlayer(threads=1).start()
+    try:
+        wait_for(lambda: Move.objects.filter(game=game).count() == 1, what="the recovered move played")
+    finally:
+        player.stop()
+    assert redis_client.llen(dead) == 0 and redis_client.llen(queue) == 0
+    assert not redis_client.sismember(live.key(move_queue.QUEUE, "takers"), "dead")

@@ -11,6 +11,7 @@ import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from importlib import import_module
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
@@ -22,6 +23,9 @@ log = logging.getLogger("wickwise.worker")
 
 REBUILD_EVERY = 60.0
 EXPIRY_EVERY = 5.0
+SESSIONS_EVERY = 3600.0  # expired sessions are deleted this often (and when the worker starts)
+LOOK_EVERY = 0.5  # how often the worker checks that Redis still holds the index
+RETRY_EVERY = 0.5  # after a failed round (Redis down, say)
 
 
 def dispatch(member: str) -> None:
@@ -40,7 +44,7 @@ def dispatch(member: str) -> None:
         log.warning("unknown timer %r dropped", member)
 
 
-def run_one(member: str) -> None:
+def run_one(member: str, lease: str | None = None) -> None:
     close_old_connections()
     try:
         dispatch(member)
@@ -48,6 +52,11 @@ def run_one(member: str) -> None:
         log.exception("timer %s failed", member)
     finally:
         close_old_connections()
+    if lease is not None:
+        try:
+            live.release(member, lease)
+        except Exception:  # Redis down: the lease runs out and the handler, run again, finds nothing to do
+            log.warning("timer %s handled but not released", member)
 
 
 class Command(BaseCommand):
@@ -62,30 +71,48 @@ class Command(BaseCommand):
         stop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stop.set())
+        live.came_back_empty()  # marked before the rebuild: an empty Redis after this mark is noticed
         counts = services.rebuild_live_index()
         log.info("worker started; index rebuilt: %s", counts)
         gc.freeze()  # what start-up loaded lives as long as the process: full collections need not scan it
         poll = settings.WICKWISE["WORKER_POLL_SECONDS"]
-        last_rebuild = last_expiry = time.monotonic()
+        last_rebuild = last_expiry = last_look = time.monotonic()
+        last_sessions = None
+        redis_failed = False
         # Moves have threads of their own: a player's move does not queue behind bots' turns.
         moves = None if once else move_queue.MovePlayer(threads=move_threads).start()
         with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="timer") as pool:
             while not stop.is_set():
                 try:
-                    due = live.claim_due(limit=threads * 8)
+                    now = time.monotonic()
+                    if redis_failed or now - last_look > LOOK_EVERY:
+                        # Redis came back (or restarted between two looks) without the timers: every game
+                        # would stand still until the next rebuild. Rebuild them now instead.
+                        if live.came_back_empty() or redis_failed:
+                            log.warning("Redis is back; rebuilding the index: %s", services.rebuild_live_index())
+                            last_rebuild = now
+                        redis_failed = False
+                        last_look = now
+                    # Leased, not removed: a worker killed while it handles one leaves it to another when the
+                    # lease runs out, and every handler re-checks under the database lock.
+                    due, lease = live.lease_due(limit=threads * 8)
                     for member in due:
-                        pool.submit(run_one, member)
+                        pool.submit(run_one, member, lease)
                     now = time.monotonic()
                     if once or now - last_expiry > EXPIRY_EVERY:
                         for code in live.claim_due(index=live.EXPIRY, limit=50):
                             pool.submit(self._expire, code)
                         last_expiry = now
+                    if last_sessions is None or now - last_sessions > SESSIONS_EVERY:
+                        pool.submit(self._clear_expired_sessions)
+                        last_sessions = now
                     if now - last_rebuild > REBUILD_EVERY:
                         pool.submit(services.rebuild_live_index)
                         last_rebuild = now
                 except Exception:
                     log.exception("worker loop error; retrying")
-                    stop.wait(1.0)
+                    redis_failed = True  # the next good round rebuilds what may have been lost meanwhile
+                    stop.wait(RETRY_EVERY)
                     continue
                 if once:
                     break
@@ -94,6 +121,17 @@ class Command(BaseCommand):
         if moves is not None:
             moves.stop()
         log.info("worker stopped")
+
+    @staticmethod
+    def _clear_expired_sessions() -> None:
+        """Sessions past their age stay in the database until deleted: guests' sessions pile up otherwise."""
+        close_old_connections()
+        try:
+            import_module(settings.SESSION_ENGINE).SessionStore.clear_expired()
+        except Exception:
+            log.exception("clearing expired sessions failed")
+        finally:
+            close_old_connections()
 
     @staticmethod
     def _expire(code: str) -> None:
