@@ -36,8 +36,10 @@ def test_a_whole_game_against_the_bot(live_site, page):
             tiles.place_by_click(page, found[2], 4, y)
             page.wait_for_selector(".tiles-table .tl-play:not([disabled])", timeout=WAIT_MS)
             assert page.locator(".tiles-table .tl-draw").is_disabled()
+            before = page.evaluate("() => window.WickwiseRoom.state().seq")
             page.locator(".tiles-table .tl-play").click()
-            tiles.wait_until_not_my_turn(page)
+            page.wait_for_function("(seq) => window.WickwiseRoom.state().seq > seq", arg=before, timeout=WAIT_MS)
+            assert all(tile not in tiles.hand(page) for tile in found)
             played = True
             continue
         if played:
@@ -46,7 +48,9 @@ def test_a_whole_game_against_the_bot(live_site, page):
         tiles.draw(page)
     page.wait_for_selector("#end-panel:not([hidden])", timeout=WAIT_MS)
     assert played
-    assert "resigned" in page.text_content(".tiles-table").lower() or page.locator("#end-panel").is_visible()
+    ranking = page.text_content("#ranking")
+    assert "resigned" in ranking and "points left in hand" in ranking  # the bot's place says what it kept
+    assert page.locator(".tiles-table .tl-player.is-me .tl-status").text_content() == "resigned"
 
 
 

@@ -107,8 +107,3 @@ def resign(page) -> None:
     page.locator(".tiles-table .tl-resign").click()
     page.locator(".tiles-table .tl-resign-yes").click()
 
-
-def wait_until_not_my_turn(page) -> None:
-    page.wait_for_function(
-        """() => window.WickwiseRoom.state().game.status !== 'playing'
-             || !document.querySelector('.tiles-table.is-my-turn')""", timeout=WAIT_MS)

@@ -742,6 +742,7 @@
       const mine = this.myTurn();
       this.root.classList.toggle("is-my-turn", mine);
       this.root.classList.toggle("is-paused", this.paused());
+      this.root.classList.toggle("is-over", view.phase === "over" || this.game.status !== "playing");
       this.root.style.setProperty("--cols", width);
       this.root.style.setProperty("--rows", height);
       this.root.classList.toggle("is-turned", window.matchMedia("(orientation: portrait) and (max-width: 40rem)").matches);
@@ -984,6 +985,12 @@
   }
 
   registerTable("tiles", TilesTable, {
+    // The room's ranking: a place each, who resigned, and the points left in hand (a joker 30).
+    resultText(row) {
+      if (row.resigned) return gettext("resigned");
+      const points = row.points === undefined ? row.score : row.points;
+      return say(ngettext("%(points)s point left in hand", "%(points)s points left in hand", points), { points });
+    },
     scoreLabel: gettext("points left"),
     lowerIsBetter: true,
     scoreRule: gettext("The first to empty their hand wins; the others by the points left in hand."),
