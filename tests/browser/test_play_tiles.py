@@ -298,3 +298,20 @@ def test_a_turn_played_with_the_keyboard_alone(mounted):
     page.keyboard.press("Enter")
     assert page.evaluate("() => window.sent") == [
         {"type": "play", "table": [[BLUE_3, 3, 4], [BLUE_4, 4, 4], [BLUE_5, 5, 4]]}]
+
+
+def test_the_hand_sorts_and_keeps_the_order_dragged_into_it(mounted):
+    red_1, black_2, blue_9, joker = 39, 1, 21, 104
+    page = mounted([], [joker, blue_9, black_2, red_1])
+    page.locator(".tiles-table .tl-sort-number").click()
+    assert tiles.hand(page) == [red_1, black_2, blue_9, joker]
+    page.locator(".tiles-table .tl-sort-colour").click()
+    assert tiles.hand(page) == [black_2, blue_9, red_1, joker]
+    page.locator(f".tiles-table .tl-hand [data-tile='{joker}']").drag_to(
+        page.locator(f".tiles-table .tl-hand [data-tile='{black_2}']"))
+    page.wait_for_function(
+        "(j) => document.querySelector('.tiles-table .tl-hand [data-tile]').dataset.tile === String(j)",
+        arg=joker, timeout=WAIT_MS)
+    page.reload()
+    page.wait_for_selector(".tiles-table .tl-hand [data-tile]", timeout=WAIT_MS)
+    assert tiles.hand(page) == [joker, black_2, blue_9, red_1]

@@ -575,8 +575,10 @@
 
     pointerMove(event) {
       const drag = this.drag;
-      if (!drag || drag.tile === null || !this.myTurn()) return;
+      if (!drag || drag.tile === null) return;
       const fromTable = this.placed.has(drag.tile);
+      // Out of turn a hand tile may still be dragged within the hand, to reorder it.
+      if (!this.myTurn() && (fromTable || !this.hand().includes(drag.tile))) return;
       if (!drag.moved) {
         if (Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < DRAG_SLOP_PX) return;
         if (fromTable && !this.hand().includes(drag.tile) && !this.start.has(drag.tile)) return;
@@ -614,7 +616,10 @@
         const over = document.elementFromPoint(event.clientX, event.clientY);
         const cell = this.cellAt(over);
         if (cell) {
-          if (!this.moveSelectionTo(cell[0], cell[1])) this.render();
+          if (!this.myTurn() || !this.moveSelectionTo(cell[0], cell[1])) {
+            if (!this.myTurn()) this.selected.clear();
+            this.render();
+          }
           return;
         }
         if (over && over.closest && over.closest(".tl-hand")) {
