@@ -201,8 +201,9 @@ def tiles_view(table: list, hand: list[int]) -> dict:
 def mounted(browser):
     contexts = []
 
-    def mount(table: list, hand: list[int]):
-        context = browser.new_context(viewport={"width": 1280, "height": 860}, locale="en-US")
+    def mount(table: list, hand: list[int], **options):
+        options.setdefault("viewport", {"width": 1280, "height": 860})
+        context = browser.new_context(locale="en-US", **options)
         contexts.append(context)
         page = context.new_page()
         html = MOUNTED.replace("VIEW", json.dumps(tiles_view(table, hand)))
@@ -315,3 +316,27 @@ def test_the_hand_sorts_and_keeps_the_order_dragged_into_it(mounted):
     page.reload()
     page.wait_for_selector(".tiles-table .tl-hand [data-tile]", timeout=WAIT_MS)
     assert tiles.hand(page) == [joker, black_2, blue_9, red_1]
+
+
+def test_a_phone_held_upright_turns_the_board_and_keeps_the_hand_and_buttons_in_view(mounted):
+    page = mounted([[BLUE_3, 5, 2], [BLUE_4, 6, 2], [BLUE_5, 7, 2]], [RED_3, RED_4, RED_5, 70],
+                   viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    assert page.locator(".tiles-table.is-turned").count() == 1
+    sizes = page.evaluate("""() => {
+      const board = document.querySelector('.tiles-table .tl-board').getBoundingClientRect();
+      const cell = document.querySelector('.tiles-table .tl-cell').getBoundingClientRect();
+      const play = document.querySelector('.tiles-table .tl-play').getBoundingClientRect();
+      return {boardRight: board.right, width: innerWidth, cell: cell.width, playBottom: play.bottom,
+              height: innerHeight, tall: board.height > board.width};
+    }""")
+    assert sizes["boardRight"] <= sizes["width"] and sizes["tall"]  # 16 columns across, 24 rows down
+    assert sizes["cell"] >= 17
+    assert sizes["playBottom"] <= sizes["height"]  # the hand and the buttons stay on the screen
+    # The run lies down the screen: row 2 is the third column from the right.
+    cells = page.evaluate("""() => [...document.querySelectorAll('.tiles-table .tl-cell [data-tile]')]
+      .map((el) => Math.round(el.getBoundingClientRect().left))""")
+    assert len(set(cells)) == 1
+    # Taps: a hand tile, then a free cell.
+    page.locator(f".tiles-table .tl-hand [data-tile='{RED_3}']").tap()
+    tiles.cell(page, 5, 4).tap()
+    page.wait_for_selector(f".tiles-table .tl-cell[data-x='5'][data-y='4'] [data-tile='{RED_3}']", timeout=WAIT_MS)

@@ -21,7 +21,7 @@
   const DRAG_SLOP_PX = 6;
   const WARN_SECONDS = 30;
   const DICE_ROLL_MS = 900;
-  const JOKERS = [104, 105];
+  const UPRIGHT_PHONE = "(orientation: portrait) and (max-width: 40rem)"; // the board is drawn turned
 
   // --- tiles in words ----------------------------------------------------------------------------------
 
@@ -104,9 +104,14 @@
       this.build(container);
       this.bindEvents(() => null);
       this.clockTimer = window.setInterval(() => this.tick(), 500);
+      // A phone turned between portrait and landscape redraws the board the other way.
+      this.upright = window.matchMedia(UPRIGHT_PHONE);
+      this.onTurn = () => this.render();
+      this.upright.addEventListener("change", this.onTurn);
     }
 
     destroy() {
+      this.upright.removeEventListener("change", this.onTurn);
       window.clearInterval(this.clockTimer);
       window.clearTimeout(this.draftTimer);
       super.destroy();
@@ -750,7 +755,7 @@
       this.root.classList.toggle("is-over", view.phase === "over" || this.game.status !== "playing");
       this.root.style.setProperty("--cols", width);
       this.root.style.setProperty("--rows", height);
-      this.root.classList.toggle("is-turned", window.matchMedia("(orientation: portrait) and (max-width: 40rem)").matches);
+      this.root.classList.toggle("is-turned", this.upright.matches);
       this.renderPlayers();
       this.renderDice();
       this.renderPause();
@@ -1001,6 +1006,5 @@
     scoreRule: gettext("The first to empty their hand wins; the others by the points left in hand."),
     turnBased: true,
     showsPlayers: true,
-    jokers: JOKERS,
   });
 })();
