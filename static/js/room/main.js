@@ -60,7 +60,7 @@ function onSnapshot(message) {
   state.view = message.view;
   state.seq = message.seq || 0;
   state.playedFor = message.played_for || null;
-  state.draft = message.draft || null;
+  state.draft = draftOf(message.draft);
   state.holdEnd = false;
   if (message.game && message.game.status !== "lobby") endAutostart();
   if (isSameDevice()) onSeatSnapshot();
@@ -91,7 +91,7 @@ function onUpdate(message, kind) {
   state.seq = message.seq;
   // A new decision clears the draft; a pause or a resume hands back the one it kept.
   const kept = events.find((event) => event.type === "paused" || event.type === "resumed");
-  if (kept) state.draft = kept.draft || null;
+  if (kept) state.draft = draftOf(kept.draft);
   else if (kind !== "same") state.draft = null;
   if (!sameGame) {
     state.startPendingUntil = 0;
@@ -105,6 +105,11 @@ function onUpdate(message, kind) {
   const settled = feedTable(events);
   if (becameOver) revealEndWhen(settled, game);
   noticeTurnWhenDrawn(settled, begins, false);
+}
+
+/* A kept draft as snapshots and pause events carry it ({seat, seq, draft}): the decision itself. */
+function draftOf(kept) {
+  return kept && kept.draft ? kept.draft : null;
 }
 
 /* The seat to act's unfinished decision, relayed to the whole room: the table shows it as it stands. */

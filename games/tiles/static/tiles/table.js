@@ -21,7 +21,7 @@
   const DRAG_SLOP_PX = 6;
   const WARN_SECONDS = 30;
   const DICE_ROLL_MS = 900;
-  const JOKERS = [104, 105];
+  const UPRIGHT_PHONE = "(orientation: portrait) and (max-width: 40rem)"; // the board is drawn turned
 
   // --- tiles in words ----------------------------------------------------------------------------------
 
@@ -104,9 +104,14 @@
       this.build(container);
       this.bindEvents(() => null);
       this.clockTimer = window.setInterval(() => this.tick(), 500);
+      // A phone turned between portrait and landscape redraws the board the other way.
+      this.upright = window.matchMedia(UPRIGHT_PHONE);
+      this.onTurn = () => this.render();
+      this.upright.addEventListener("change", this.onTurn);
     }
 
     destroy() {
+      this.upright.removeEventListener("change", this.onTurn);
       window.clearInterval(this.clockTimer);
       window.clearTimeout(this.draftTimer);
       super.destroy();
@@ -575,8 +580,10 @@
 
     pointerMove(event) {
       const drag = this.drag;
-      if (!drag || drag.tile === null || !this.myTurn()) return;
+      if (!drag || drag.tile === null) return;
       const fromTable = this.placed.has(drag.tile);
+      // Out of turn a hand tile may still be dragged within the hand, to reorder it.
+      if (!this.myTurn() && (fromTable || !this.hand().includes(drag.tile))) return;
       if (!drag.moved) {
         if (Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < DRAG_SLOP_PX) return;
         if (fromTable && !this.hand().includes(drag.tile) && !this.start.has(drag.tile)) return;
@@ -614,7 +621,10 @@
         const over = document.elementFromPoint(event.clientX, event.clientY);
         const cell = this.cellAt(over);
         if (cell) {
-          if (!this.moveSelectionTo(cell[0], cell[1])) this.render();
+          if (!this.myTurn() || !this.moveSelectionTo(cell[0], cell[1])) {
+            if (!this.myTurn()) this.selected.clear();
+            this.render();
+          }
           return;
         }
         if (over && over.closest && over.closest(".tl-hand")) {
@@ -742,9 +752,10 @@
       const mine = this.myTurn();
       this.root.classList.toggle("is-my-turn", mine);
       this.root.classList.toggle("is-paused", this.paused());
+      this.root.classList.toggle("is-over", view.phase === "over" || this.game.status !== "playing");
       this.root.style.setProperty("--cols", width);
       this.root.style.setProperty("--rows", height);
-      this.root.classList.toggle("is-turned", window.matchMedia("(orientation: portrait) and (max-width: 40rem)").matches);
+      this.root.classList.toggle("is-turned", this.upright.matches);
       this.renderPlayers();
       this.renderDice();
       this.renderPause();
@@ -779,7 +790,7 @@
       if (clocks && clocks.since) total += Math.max(0, now - clocks.since);
       this.bagEl.replaceChildren(
         h("span", { class: "tl-bag-count", text: say(ngettext("Bag: %(count)s tile", "Bag: %(count)s tiles", view.bag), { count: view.bag }) }),
-        h("span", { class: "tl-total", text: say(gettext("Total time %(time)s"), { time: clockText(total) }) }),
+        h("span", { class: "tl-total", text: say(gettext("Total time %(clock)s"), { clock: clockText(total) }) }),
       );
     }
 
@@ -979,16 +990,21 @@
         el.textContent = clockText(used);
       });
       const total = this.bagEl.querySelector(".tl-total");
-      if (total) total.textContent = say(gettext("Total time %(time)s"), { time: clockText(clocks.total + Math.max(0, now - clocks.since)) });
+      if (total) total.textContent = say(gettext("Total time %(clock)s"), { clock: clockText(clocks.total + Math.max(0, now - clocks.since)) });
     }
   }
 
   registerTable("tiles", TilesTable, {
+    // The room's ranking: a place each, who resigned, and the points left in hand (a joker 30).
+    resultText(row) {
+      if (row.resigned) return gettext("resigned");
+      const points = row.points === undefined ? row.score : row.points;
+      return say(ngettext("%(points)s point left in hand", "%(points)s points left in hand", points), { points });
+    },
     scoreLabel: gettext("points left"),
     lowerIsBetter: true,
     scoreRule: gettext("The first to empty their hand wins; the others by the points left in hand."),
     turnBased: true,
     showsPlayers: true,
-    jokers: JOKERS,
   });
 })();
