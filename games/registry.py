@@ -35,12 +35,12 @@ class GameSpec:
     # Seconds the table takes to show a move's events (a reveal told candle by candle, say). The countdown
     # of a decision that move poses starts after them, so watching the table costs nobody thinking time.
     showing_seconds: Callable[[list[dict]], float] | None = None
-    # False keeps the game out of the browser (home page, create form, rule pages) until its table exists;
-    # programs can still play it through the JSON API and the socket (docs/protocol.md).
-    listed: bool = True
     # The game starts by itself the moment the last free seat is taken (the host may still start earlier,
     # with bots in the empty seats).
     start_when_full: bool = False
+    # The home page offers the three ways to play: against the AI, on one device passed around, and online.
+    # (Any game may be played on one device; this says the home page offers it.)
+    three_ways: bool = False
     # Any seat in play may pause and resume from the socket.
     pausable: bool = False
     # The seat to act shares its unfinished decision as it goes (a `draft`): checked by `engine.check_draft`,
@@ -52,6 +52,8 @@ class GameSpec:
     # Values the server and the game's table must agree on (the pace that showing_seconds counts, say):
     # the room page hands them to the table as ctx.settings, so they are written once, here.
     table_settings: dict[str, object] = field(default_factory=dict)
+    # Static scripts the table needs before its table.js (tiles: its rules, to judge a draft as it is made).
+    table_scripts: tuple[str, ...] = ()
 
     def clean_options(self, raw: dict | None) -> dict:
         """Options with defaults filled in; raises ValueError naming the first bad one."""
@@ -123,13 +125,8 @@ def all_games() -> list[GameSpec]:
     return list(_GAMES.values())
 
 
-def listed_games() -> list[GameSpec]:
-    """The games a browser is offered: those whose table exists."""
-    return [spec for spec in all_games() if spec.listed]
-
-
 def _load() -> None:
-    # Every listed game once, even when a spec was imported on its own first and so registered already.
+    # Every game once, even when a spec was imported on its own first and so registered already.
     global _loaded
     if _loaded:
         return

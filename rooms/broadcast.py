@@ -127,6 +127,9 @@ def prepare_game_update(game: Game, events: list[dict], *, mover: str | None = N
         "type": "game.update",
         "seq": game.seq,
         "mover": mover,
+        # Whose decisions are pending: a socket that acts for whichever seat is to act (a same-device room)
+        # picks its seat from this before choosing which text to forward.
+        "to_act": sorted(int(seat) for seat in game.prompts) if game.status == Game.Status.PLAYING else [],
         "texts": {
             _seat_key(seat): encode_update(
                 seq=game.seq,

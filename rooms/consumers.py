@@ -22,12 +22,13 @@ from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 
 from rooms import broadcast, drafts, live, move_queue, services, snapshots
-from rooms.identity import language_from_scope, seat_from_scope
+from rooms.identity import device_seats_from_scope, language_from_scope, seat_from_scope
 from rooms.models import Room
 
 log = logging.getLogger("wickwise.sockets")
 
-CLIENT_TYPES = {"move", "sync", "ping", "auth", "client_seed", "start", "play_again", "draft", "pause", "resume"}
+CLIENT_TYPES = {"move", "sync", "ping", "auth", "client_seed", "start", "play_again", "draft", "pause", "resume",
+                "take_turn"}
 
 
 def _run_service(function, /, **kwargs):
@@ -102,6 +103,10 @@ _ADDRESS_BUCKETS = _AddressBuckets()
 class RoomConsumer(AsyncWebsocketConsumer):
     room_code: str
     seat: int | None = None
+    # A same-device room whose every seat this browser holds: the seats. The socket acts for the one whose
+    # decision is pending; between players it holds none (`passing_to`) until the next taps "take_turn".
+    device_seats: list[int] | None = None
+    passing_to: int | None = None
     seated_at = 0.0  # when this socket took its seat
 
     async def connect(self):
@@ -130,8 +135,27 @@ class RoomConsumer(AsyncWebsocketConsumer):
         # A page told its seat is played elsewhere watches (?watch=1) until its player takes the seat back.
         watching = b"watch=1" in self.scope.get("query_string", b"").split(b"&")
         self.seat = None if watching else await _reading(seat_from_scope)(self.scope, self.room_code)
+        if not watching:
+            self.device_seats = await _reading(device_seats_from_scope)(self.scope, self.room_code)
         await self.accept()
+        if self.device_seats is not None:
+            return await self._hold_device_seats()
         await self._take_place(self.seat)
+
+    async def _hold_device_seats(self):
+        """Every seat is here while this socket is: no bot stands in for a player waiting for the device."""
+        self.groups_joined = [broadcast.room_group(self.room_code)]
+        await self.channel_layer.group_add(self.groups_joined[0], self.channel_name)
+        for seat in self.device_seats:
+            await call_service(services.seat_connected, room_code=self.room_code, seat=seat, channel=self.channel_name)
+        to_act = await _reading(services.seat_to_act)(room_code=self.room_code, seats=self.device_seats)
+        if to_act is None:  # the lobby or the end: the host's seat, which starts games
+            self.seat = await _reading(live.host_seat)(self.room_code)
+            return await self._send_snapshot()
+        # A page opened mid-game shows no hand until the player to act takes the device.
+        self.seat, self.passing_to = None, to_act
+        await self._send_json({"type": "pass_device", "seat": to_act})
+        await self._send_snapshot()
 
     async def _count_this_socket(self) -> bool:
         limit = settings.WICKWISE["WS_MAX_SOCKETS_PER_ADDRESS"]
@@ -152,7 +176,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
             task.cancel()
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
-        if self.seat is not None:
+        if self.device_seats is not None:
+            for seat in self.device_seats:
+                await call_service(services.seat_disconnected, room_code=self.room_code, seat=seat,
+                                   channel=self.channel_name)
+        elif self.seat is not None:
             await call_service(
                 services.seat_disconnected, room_code=self.room_code, seat=self.seat, channel=self.channel_name
             )
@@ -279,11 +307,22 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     def _ping(self) -> dict | None:
         live.socket_from(self.address, self.channel_name)
-        if self.seat is not None:
-            live.presence_join(self.room_code, self.seat, self.channel_name)
+        for seat in self.device_seats if self.device_seats is not None else [self.seat]:
+            if seat is not None:
+                live.presence_join(self.room_code, seat, self.channel_name)
         return snapshots.position(self.room_code)
 
     async def on_sync(self, message):
+        await self._send_snapshot()
+
+    async def on_take_turn(self, message):
+        """Same device: the player the device was passed to has it; this socket now acts for them, and only
+        now is their hand sent."""
+        if self.device_seats is None:
+            raise services.ServiceError("not_same_device", _("Only a game played on one device is passed around."))
+        to_act = await _reading(services.seat_to_act)(room_code=self.room_code, seats=self.device_seats)
+        self.seat = to_act if to_act is not None else await _reading(live.host_seat)(self.room_code)
+        self.passing_to = None
         await self._send_snapshot()
 
     async def on_auth(self, message):
@@ -293,6 +332,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         seat = await call_service(services.seat_by_return_code, return_code=code)
         if seat.room.code != self.room_code:
             raise services.ServiceError("bad_return_code", _("That return code does not match any seat."))
+        if self.device_seats is not None or seat.room.same_device:  # its seats stay with its one device
+            raise services.ServiceError("same_device", _("This game is played on one device; it cannot be "
+                                                         "joined by code."))
         if self.seat is not None and self.seat != seat.index:
             await call_service(
                 services.seat_disconnected, room_code=self.room_code, seat=self.seat, channel=self.channel_name
@@ -446,7 +488,23 @@ class RoomConsumer(AsyncWebsocketConsumer):
             deadline = self.unanswered.pop(event["mover"], None)
             if deadline is not None:
                 deadline.cancel()
+        if self.device_seats is not None:
+            await self._pass_device_if_needed(event)
         await self.send(text_data=broadcast.stamped(broadcast.text_for_seat(event, self.seat), time.time()))
+
+    async def _pass_device_if_needed(self, event):
+        """Same device: another seat's decision is pending. This socket lets go of the seat it acted for and
+        is told to pass the device, before the update, which it then gets as a spectator: no hand is sent
+        until the next player takes the device (take_turn)."""
+        pending = [seat for seat in event.get("to_act", []) if seat in self.device_seats]
+        if pending:
+            if pending[0] == self.seat or pending[0] == self.passing_to:
+                return
+            self.seat, self.passing_to = None, pending[0]
+            return await self._send_json({"type": "pass_device", "seat": pending[0]})
+        if self.seat is None:  # nobody is to act (the end, a new game's lobby): the host's seat starts games
+            self.passing_to = None
+            self.seat = await _reading(live.host_seat)(self.room_code)
 
     async def draft_relay(self, event):
         await self._send_json({"type": "draft", "seat": event["seat"], "seq": event["seq"], "draft": event["draft"]})

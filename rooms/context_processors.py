@@ -7,4 +7,4 @@ from games import registry
 
 def site_games(request) -> dict:
     """The games on offer, for the navigation's "How to play" links (no database needed)."""
-    return {"site_games": registry.listed_games()}
+    return {"site_games": registry.all_games()}

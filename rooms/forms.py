@@ -31,6 +31,23 @@ class CreateRoomForm(forms.Form):
         return {name: self.cleaned_data[f"option_{name}"] for name in self.spec.options}
 
 
+class SameDeviceForm(forms.Form):
+    """The players who will pass one device around: a name for each, in the order they sit."""
+
+    def __init__(self, *args, spec, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.spec = spec
+        for index in range(spec.max_seats):
+            self.fields[f"player_{index + 1}"] = forms.CharField(
+                label=_("Player %(n)d") % {"n": index + 1}, max_length=NAME_MAX, strip=True,
+                required=index < spec.min_seats,
+            )
+
+    def names(self) -> list[str]:
+        return [self.cleaned_data[f"player_{n + 1}"] for n in range(self.spec.max_seats)
+                if self.cleaned_data.get(f"player_{n + 1}")]
+
+
 class JoinRoomForm(forms.Form):
     code = forms.CharField(label=_("Room code"), max_length=12, strip=True)
     name = NameField()

@@ -14,6 +14,8 @@ from django.utils.translation import trans_real
 from rooms.models import Seat
 
 SESSION_KEY = "wickwise_seats"
+# Rooms played on this device: room code -> [[seat index, return code hash], ...] for every seat.
+DEVICE_KEY = "wickwise_device_seats"
 MAX_REMEMBERED = 100
 
 
@@ -28,6 +30,34 @@ def remember_seat(session, seat: Seat, return_code: str | None) -> None:
         for code in list(seats)[: len(seats) - MAX_REMEMBERED]:
             del seats[code]
     session[SESSION_KEY] = seats
+
+
+def remember_device_seats(session, seats: list[Seat]) -> None:
+    """A same-device room: this browser holds every seat. Its first seat is remembered as any seat is, so the
+    room is in this browser's games and its page opens seated."""
+    remember_seat(session, seats[0], None)
+    held = dict(session.get(DEVICE_KEY, {}))
+    held[seats[0].room.code] = [[seat.index, seat.return_code_hash] for seat in seats]
+    if len(held) > MAX_REMEMBERED:
+        for code in list(held)[: len(held) - MAX_REMEMBERED]:
+            del held[code]
+    session[DEVICE_KEY] = held
+
+
+def device_seats(session, room_code: str) -> list[int] | None:
+    """Every seat of a same-device room when this session holds them all (each claim still matching its seat);
+    otherwise None."""
+    claims = (session.get(DEVICE_KEY, {}) if session is not None else {}).get(room_code)
+    if not claims:
+        return None
+    seats = {seat.index: seat for seat in Seat.objects.filter(room__code=room_code, room__same_device=True)}
+    held = sorted(index for index, digest in claims
+                  if index in seats and digest and seats[index].return_code_hash == digest)
+    return held if seats and held == sorted(seats) else None
+
+
+def device_seats_from_scope(scope, room_code: str) -> list[int] | None:
+    return device_seats(scope.get("session"), room_code)
 
 
 def remembered_codes(session) -> list[str]:

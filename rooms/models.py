@@ -15,6 +15,9 @@ class Room(models.Model):
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     last_activity_at = models.DateTimeField(_("last activity"))
     games_played = models.PositiveIntegerField(_("games started"), default=0)
+    # Every seat is held by one browser, passed from player to player: nobody joins by code, and that
+    # browser's socket acts for whichever seat has the decision (rooms/consumers.py).
+    same_device = models.BooleanField(_("played on one device"), default=False)
 
     class Meta:
         verbose_name = _("room")

@@ -341,6 +341,47 @@ def create_room(*, game: str, seat_count: int, options: dict | None, host_name: 
     raise ServiceError("busy", _("Could not find a free room code; please try again."))  # pragma: no cover
 
 
+def create_same_device_room(*, game: str, names: list, options: dict | None = None, user=None) -> list[SeatTicket]:
+    """A room played on one device: a seat for each name, all taken at once and all held by the browser that
+    made it (rooms/identity.py), which passes the device from player to player. Nobody may join it by code.
+    The game is started by that browser's page once it has sent its client seed, as in any room."""
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise ServiceError("bad_names", _("Give a name for each player."))
+    cleaned_names = [_clean_name(name) for name in names if name.strip()]
+    try:
+        spec = registry.get(game)
+    except KeyError:
+        raise ServiceError("no_such_game", _("There is no such game.")) from None
+    if not spec.min_seats <= len(cleaned_names) <= spec.max_seats:
+        raise ServiceError(
+            "bad_seats",
+            _("%(game)s takes %(low)d to %(high)d players.")
+            % {"game": spec.name, "low": spec.min_seats, "high": spec.max_seats},
+        )
+    if len({name.casefold() for name in cleaned_names}) != len(cleaned_names):
+        raise ServiceError("same_names", _("Each player needs a different name, to know whose turn it is."))
+    with _writing():
+        first = create_room(game=game, seat_count=len(cleaned_names), options=options,
+                            host_name=cleaned_names[0], user=user)
+        room = Room.objects.select_for_update().get(code=first.room_code)
+        room.same_device = True
+        room.save(update_fields=["same_device"])
+        tickets = [first]
+        for seat in room.seats.filter(index__gt=0).order_by("index"):
+            tickets.append(_take_seat(room, seat, name=cleaned_names[seat.index], user=user))
+        return tickets
+
+
+def seat_to_act(*, room_code: str, seats: list[int]) -> int | None:
+    """Of `seats` (those one device holds), the one whose decision is pending, lowest first; None when none is."""
+    room = Room.objects.filter(code=room_code).first()
+    game = room.current_game if room else None
+    if game is None or game.status != Game.Status.PLAYING:
+        return None
+    pending = sorted(int(seat) for seat in game.prompts)
+    return next((seat for seat in pending if seat in seats), None)
+
+
 def _take_seat(room: Room, seat: Seat, *, name: str, user) -> SeatTicket:
     return_code = codes.new_return_code()
     seat.name = name
@@ -356,6 +397,8 @@ def join_room(*, room_code: str, name: str, user=None) -> SeatTicket:
     """Take the first free seat. A signed-in player who already sits here gets that seat back."""
     with _writing():
         room = _room_for_update(room_code)
+        if room.same_device:
+            raise ServiceError("same_device", _("This game is played on one device; it cannot be joined by code."))
         if user is not None and user.is_authenticated:
             mine = room.seats.filter(user=user).first()
             if mine is not None:

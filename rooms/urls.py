@@ -11,6 +11,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("play/<slug:game>/new/", creating(views.create_room), name="create_room"),
     path("play/<slug:game>/bots/", creating(views.play_bots), name="play_bots"),
+    path("play/<slug:game>/same-device/", creating(views.play_same_device), name="play_same_device"),
     path("join/", joining(views.join_room), name="join_room"),
     path("return/", returning(views.return_to_game), name="return_to_game"),
     path("my-games/", views.my_games, name="my_games"),

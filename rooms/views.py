@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from games import registry
 from rooms import codes, identity, services, snapshots
-from rooms.forms import CreateRoomForm, JoinRoomForm, ReturnForm
+from rooms.forms import CreateRoomForm, JoinRoomForm, ReturnForm, SameDeviceForm
 from rooms.models import Game, Room, Seat
 
 
@@ -33,8 +33,9 @@ def _remember(request, ticket: services.SeatTicket) -> None:
 def home(request):
     name = _default_name(request)
     games = [
-        {"spec": spec, "form": CreateRoomForm(spec=spec, initial={"name": name}, prefix=spec.slug)}
-        for spec in registry.listed_games()
+        {"spec": spec, "form": CreateRoomForm(spec=spec, initial={"name": name}, prefix=spec.slug),
+         "same_device_form": SameDeviceForm(spec=spec, prefix=f"{spec.slug}-device") if spec.three_ways else None}
+        for spec in registry.all_games()
     ]
     return render(request, "rooms/home.html", {
         "games": games, "join_form": JoinRoomForm(initial={"name": name}), "default_name": name,
@@ -47,8 +48,6 @@ def _spec_or_404(slug: str):
         spec = registry.get(slug)
     except KeyError:
         raise Http404(_("There is no such game.")) from None
-    if not spec.listed:
-        raise Http404(_("There is no such game."))
     return spec
 
 
@@ -96,6 +95,28 @@ def play_bots(request, game: str):
     return redirect("room", code=ticket.room_code)
 
 
+@require_POST
+def play_same_device(request, game: str):
+    """A room for 2 to 4 named players on this device: the browser holds every seat, and its page starts the
+    game once it has sent its client seed, as play_bots does."""
+    spec = _spec_or_404(game)
+    form = SameDeviceForm(request.POST, spec=spec, prefix=f"{spec.slug}-device")
+    if not form.is_valid():
+        messages.error(request, _("Give a name for each player, %(low)d to %(high)d players.")
+                       % {"low": spec.min_seats, "high": spec.max_seats})
+        return redirect("home")
+    try:
+        tickets = services.create_same_device_room(game=spec.slug, names=form.names(), user=request.user)
+    except services.ServiceError as error:
+        messages.error(request, error.message)
+        return redirect("home")
+    code = tickets[0].room_code
+    identity.remember_device_seats(request.session, list(Seat.objects.select_related("room")
+                                                         .filter(room__code=code).order_by("index")))
+    request.session[AUTOSTART_KEY] = code
+    return redirect("room", code=code)
+
+
 def _take_autostart(request, code: str, seat) -> bool:
     """Whether this page should start the game: once, for the host of the room play_bots opened."""
     if request.session.get(AUTOSTART_KEY) != code:
@@ -119,6 +140,9 @@ def join_room(request):
     try:
         ticket = services.join_room(room_code=code, name=form.cleaned_data["name"], user=request.user)
     except services.ServiceError as error:
+        if error.code == "same_device":  # nothing to watch from here either: the game is on that device
+            messages.error(request, error.message)
+            return redirect("home")
         messages.info(request, _("%(reason)s You are watching.") % {"reason": error.message})
         return redirect("room", code=code)
     request.session["display_name"] = form.cleaned_data["name"]
@@ -137,12 +161,6 @@ def room(request, code: str):
         raise Http404(_("There is no room with that code."))
     seat = identity.seat_for(session=request.session, user=request.user, room_code=code)
     spec = registry.get(room_obj.game)
-    if not spec.listed:
-        return render(request, "rooms/no_table.html", {
-            "room": room_obj, "spec": spec, "seat": seat,
-            "return_code": identity.remembered_return_code(request.session, code) if seat else None,
-            "socket": f"/ws/rooms/{code}/", "api_room": reverse("api_room", args=[code]),
-        })
     config = {
         "code": code,
         "game": room_obj.game,
@@ -152,6 +170,8 @@ def room(request, code: str):
         "verifyUrl": reverse("verify") + f"?room={code}&n={{n}}",
         "roomUrl": request.build_absolute_uri(reverse("room", args=[code])),
         "autostart": _take_autostart(request, code, seat),
+        # Every seat is held here: the page passes the device between players (static/js/room/device.js).
+        "sameDevice": identity.device_seats(request.session, code) is not None,
         # What the table must agree on with the server (ctx.settings of static/js/tablekit.js).
         "table": {"moveAnswerSeconds": settings.WICKWISE["MOVE_ANSWER_SECONDS"], **spec.table_settings},
     }
@@ -189,8 +209,10 @@ def my_games(request):
         seat = identity.seat_for(session=request.session, user=request.user, room_code=room_obj.code)
         if seat is None:
             continue
-        rows.append({"room": room_obj, "seat": seat, "game": snapshots.shown_game(room_obj),
-                     "spec": registry.get(room_obj.game)})
+        game = snapshots.shown_game(room_obj)
+        rows.append({"room": room_obj, "seat": seat, "game": game, "spec": registry.get(room_obj.game),
+                     "same_device": identity.device_seats(request.session, room_obj.code) is not None,
+                     "paused": bool(game and game.is_paused and not game.is_over)})
     return render(request, "rooms/my_games.html", {"rows": rows})
 
 
@@ -220,7 +242,7 @@ def _json_body(request) -> dict:
 
 
 def _api_error(error: services.ServiceError, status: int = 400) -> JsonResponse:
-    status = {"no_such_room": 404, "room_full": 409, "game_started": 409}.get(error.code, status)
+    status = {"no_such_room": 404, "room_full": 409, "game_started": 409, "same_device": 409}.get(error.code, status)
     return JsonResponse({"error": {"code": error.code, "message": error.message}}, status=status)
 
 

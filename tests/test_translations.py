@@ -103,7 +103,8 @@ EUROPEAN_ONLY = re.compile(
     r"\b(ecrã|telemóve\w*|utilizador\w*|palavras?-passe|regist(?:ar|o|os|ado|ada)|partilh\w*|ficheiros?|"
     r"equipa|contactos?|factos?|ronda|rondas)\b", re.IGNORECASE)
 # Words in -ando/-endo/-indo that are not gerunds, allowed in pt-PT.
-NOT_GERUNDS = {"quando", "segundo", "segundos", "mundo", "fundo", "fundos", "comando", "comandos", "vindo", "lindo"}
+NOT_GERUNDS = {"quando", "segundo", "segundos", "mundo", "fundo", "fundos", "comando", "comandos", "vindo", "lindo",
+               "incluindo"}  # "incluindo" as the official tiles rule page has it: a preposition there
 
 
 def msgstrs(locale: str):

@@ -511,10 +511,15 @@
     window.WickwiseGames[slug] = Object.assign({}, about, {
       mount(container, ctx) {
         const table = new TableClass(container, ctx);
-        return {
+        const mounted = {
           update: (view, events, game) => table.update(view, events, game),
           destroy: () => table.destroy(),
         };
+        // Optional parts a table may have: drafts relayed by the room, and which hand it shows.
+        ["draft", "refused", "showHandOf", "hideHands"].forEach((part) => {
+          if (typeof table[part] === "function") mounted[part] = (...args) => table[part](...args);
+        });
+        return mounted;
       },
     });
     return window.WickwiseGames[slug];

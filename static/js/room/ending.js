@@ -23,8 +23,11 @@ function endReasonText(reason) {
   return gettext("It was stopped before the end.");
 }
 
-function scoreText(score) {
+/* A ranking row's words beside the name: the game's own (resultText(row), tiles: who resigned, the points
+   left in hand) or its score and label. */
+function scoreText(score, row) {
   const impl = rendererImpl();
+  if (impl && typeof impl.resultText === "function") return impl.resultText(row);
   if (impl && typeof impl.scoreText === "function") return impl.scoreText(score);
   const label = impl && impl.scoreLabel ? impl.scoreLabel : gettext("points");
   return say(gettext("%(score)s %(label)s"), { score, label });
@@ -54,7 +57,7 @@ export function renderEnd() {
     const name = make("span", "rank-name", playerLabel(row.seat));
     const mark = botBadge(row.seat);
     if (mark) name.append(" ", mark);
-    item.append(make("span", "rank-place", ordinal(row.place)), name, make("span", "rank-score", scoreText(row.score)));
+    item.append(make("span", "rank-place", ordinal(row.place)), name, make("span", "rank-score", scoreText(row.score, row)));
     ranking.append(item);
   }
   show(ranking, rows.length > 0);

@@ -6,11 +6,13 @@
      notices.js    the clock, the connection pill, alerts and news in words and sounds
      seeds.js      client seeds, the fairness panel, and "Play against bots" starting its game
      table-host.js the game's table: mounting and feeding it
+     device.js     a game on one device: "Pass the device to NAME" between players
      ending.js     the ranking, the seed revealed, Play again
      state.js      what the page holds, shared by all; dom.js small helpers
 
    The protocol is in docs/protocol.md. */
 
+import { bindPassScreen, isSameDevice, onSeatSnapshot, passDevice, renderPassScreen } from "./device.js";
 import { $, gettext, make, setText, show, Sound } from "./dom.js";
 import { renderEnd } from "./ending.js";
 import {
@@ -38,7 +40,7 @@ import {
 } from "./seeds.js";
 import { RoomSocket } from "./socket.js";
 import { config, isMyTurnIn, isOver, isPaused, link, phase, rendererImpl, state } from "./state.js";
-import { bringIntoView, feedTable } from "./table-host.js";
+import { bringIntoView, feedDraft, feedRefusal, feedTable } from "./table-host.js";
 
 const BUTTON_PENDING_MS = 4000; // Start / Play again stay disabled this long waiting for an answer
 const TICK_MS = 250;
@@ -58,8 +60,10 @@ function onSnapshot(message) {
   state.view = message.view;
   state.seq = message.seq || 0;
   state.playedFor = message.played_for || null;
+  state.draft = draftOf(message.draft);
   state.holdEnd = false;
   if (message.game && message.game.status !== "lobby") endAutostart();
+  if (isSameDevice()) onSeatSnapshot();
   noticeSeatChanges(previousRoom, state.room);
   renderAll();
   const settled = feedTable([]);
@@ -85,6 +89,10 @@ function onUpdate(message, kind) {
   state.game = game;
   state.view = message.view;
   state.seq = message.seq;
+  // A new decision clears the draft; a pause or a resume hands back the one it kept.
+  const kept = events.find((event) => event.type === "paused" || event.type === "resumed");
+  if (kept) state.draft = draftOf(kept.draft);
+  else if (kind !== "same") state.draft = null;
   if (!sameGame) {
     state.startPendingUntil = 0;
     state.playAgainPendingUntil = 0;
@@ -97,6 +105,18 @@ function onUpdate(message, kind) {
   const settled = feedTable(events);
   if (becameOver) revealEndWhen(settled, game);
   noticeTurnWhenDrawn(settled, begins, false);
+}
+
+/* A kept draft as snapshots and pause events carry it ({seat, seq, draft}): the decision itself. */
+function draftOf(kept) {
+  return kept && kept.draft ? kept.draft : null;
+}
+
+/* The seat to act's unfinished decision, relayed to the whole room: the table shows it as it stands. */
+function onDraft(message) {
+  if (message.seq !== state.seq) return;
+  state.draft = message.draft || null;
+  feedDraft(message.seat, state.draft);
 }
 
 function revealEndWhen(settled, game) {
@@ -133,6 +153,7 @@ function onServerError(message) {
     endAutostart(); // the lobby and its Start button come back with the message
   }
   if (message.ref === "play_again") state.playAgainPendingUntil = 0;
+  if (message.ref === "move") feedRefusal(message);
   showAlert(text, message.code === "stale_seq" || message.code === "future_seq" ? "info" : "");
   renderLobby();
   renderEnd();
@@ -160,7 +181,9 @@ function renderAll() {
   setText($("stage-connecting-text"), starting ? gettext("Starting the game…") : gettext("Connecting to the room…"));
   show("lobby", now === "lobby" && !starting);
   show("end-panel", now === "over" && !state.holdEnd);
-  show("table-area", now === "playing" || now === "over");
+  const passing = isSameDevice() && state.passTo !== null;
+  show("table-area", (now === "playing" || now === "over") && !passing);
+  renderPassScreen();
   renderJoin(now);
   renderLobby();
   renderSeatsBar();
@@ -275,6 +298,7 @@ function bindControls() {
   bindRequestButton("start-button", "start", "startPendingUntil", renderLobby);
   bindRequestButton("play-again", "play_again", "playAgainPendingUntil", renderEnd);
   bindSeedControls();
+  bindPassScreen();
 
   const sound = $("sound-toggle");
   if (sound && window.WickwiseSound) {
@@ -319,6 +343,12 @@ function start() {
       error: onServerError,
       status: renderConnection,
       elsewhere: onSeatElsewhere,
+      passDevice: (message) => {
+        passDevice(message);
+        renderAll();
+        feedTable([]); // takes the table down before the update that follows is drawn
+      },
+      draft: onDraft,
       lost: () => announce(gettext("Connection lost. Reconnecting…")),
       back: () => announce(gettext("Connected again.")),
     },
@@ -334,6 +364,7 @@ function start() {
   window.WickwiseRoom = {
     state: () => ({
       seat: state.seat,
+      passTo: state.passTo,
       seq: state.seq,
       room: state.room,
       game: state.game,

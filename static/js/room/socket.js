@@ -19,6 +19,7 @@ const OPEN = 1;
  *   socket.start(); socket.send(message) -> bool; socket.requestSync(); socket.reconnectNow();
  *
  * handlers.elsewhere(message) hears that this socket's seat was taken on another device.
+ * handlers.draft(message) hears the seat to act's unfinished decision (games with drafts: tiles).
  * handlers.snapshot(message) and handlers.update(message, kind) get the game's messages in order
  * (kind: "next", "same" or "new-game", see protocol.js); handlers.status(kind) hears "connecting",
  * "open", "waiting" (for retryAt) or "gone" (the room does not exist: no more attempts), and
@@ -215,6 +216,10 @@ export class RoomSocket {
         return this.receivePong(message.position);
       case "seat_elsewhere":
         return this.on.elsewhere && this.on.elsewhere(message);
+      case "pass_device":
+        return this.on.passDevice && this.on.passDevice(message);
+      case "draft":
+        return this.on.draft && this.on.draft(message);
       default:
         return null; // anything newer
     }

@@ -16,8 +16,10 @@ export const state = {
   displaced: false,
   rendererFailed: false, // the table could not be loaded: the room shows its own seats bar
   playedFor: null, // who made this seat's last decision while its player was away (the last snapshot's word)
+  draft: null, // the live draft of the decision pending (games with drafts), as the room last relayed it
   holdEnd: false, // the game is over but the table is still animating its last moves
   turnShown: false, // the player was told it is their turn (once the table drew it)
+  passTo: null, // same device: the seat the device is being passed to, whose hand is not sent yet (device.js)
   startPendingUntil: 0,
   playAgainPendingUntil: 0,
 };

@@ -37,6 +37,16 @@ function rendererContext() {
       if (!sent) showAlert(gettext("You are not connected right now, so that move was not sent. Reconnecting…"));
       return sent;
     },
+    // Games with drafts and pauses (tiles): the live draft, sharing one's own, pausing and resuming.
+    draft: () => state.draft,
+    sendDraft(draft) {
+      return link.send({ type: "draft", seq: state.seq, draft });
+    },
+    sendPause(paused) {
+      const sent = link.send({ type: paused ? "pause" : "resume", ref: paused ? "pause" : "resume" });
+      if (!sent) showAlert(gettext("You are not connected right now. Try again in a moment."));
+      return sent;
+    },
     announce,
     sound: { play: (name) => Sound.play(name) },
     timeLeft,
@@ -66,10 +76,36 @@ function showTableLoading(visible, failed) {
   if (spinner) spinner.hidden = Boolean(failed);
 }
 
+/* The seat's hand a table shows, and whether every hand is hidden, as the page hosting the room sets them
+   (a game on one device shows the hand of the seat to act and hides all between turns). A table that
+   has no hands ignores them. */
+const handControl = { seat: null, hidden: false };
+
+export function showHandOf(seat) {
+  handControl.seat = seat;
+  if (renderer && renderer.showHandOf) renderer.showHandOf(seat);
+}
+
+export function hideHands(hidden) {
+  handControl.hidden = Boolean(hidden);
+  if (renderer && renderer.hideHands) renderer.hideHands(handControl.hidden);
+}
+
+/* A draft relayed by the room (the seat to act's unfinished decision) for the table to show. */
+export function feedDraft(seat, draft) {
+  if (renderer && renderer.draft) renderer.draft(seat, draft);
+}
+
+/* A move the server refused (its code and details, e.g. the lines a tiles play got wrong), for the table. */
+export function feedRefusal(message) {
+  if (renderer && renderer.refused) renderer.refused(message);
+}
+
 /* Hands the table what the room now holds; returns what its update() returned (a promise, perhaps). */
 export function feedTable(events) {
   const game = state.game;
-  if (!game || game.status === "lobby" || !state.view) {
+  // Same device, between players: no table, so no hand is in the page while the device changes hands.
+  if (!game || game.status === "lobby" || !state.view || state.passTo !== null) {
     unmount();
     showTableLoading(false);
     return null;
@@ -88,6 +124,8 @@ export function feedTable(events) {
     if (!renderer) {
       renderer = impl.mount($("table"), rendererContext());
       rendererKey = key;
+      if (handControl.seat !== null && renderer.showHandOf) renderer.showHandOf(handControl.seat);
+      if (handControl.hidden && renderer.hideHands) renderer.hideHands(true);
       if (game.status === "playing") window.requestAnimationFrame(bringTableIntoView);
     }
     return renderer.update(state.view, events, game);
