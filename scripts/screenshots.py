@@ -7,7 +7,6 @@ everything on exit or Ctrl-C. Prints the path of each picture.
 
 from __future__ import annotations
 
-import importlib
 import os
 import signal
 import socket
@@ -24,7 +23,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from config.settings.base import WICKWISE_GAMES  # noqa: E402
 from scripts.localredis import started_redis  # noqa: E402
-from tests.browser import helpers, pots_helpers, trails_helpers  # noqa: E402
+from tests.browser import helpers, pots_helpers, tiles_helpers, trails_helpers  # noqa: E402
 from tests.browser.conftest import CHROMIUM_ARGS, chromium_path  # noqa: E402
 
 OUT = ROOT / "screenshots"
@@ -36,6 +35,7 @@ SIZES = {
     "desktop": {"viewport": {"width": 1280, "height": 860}},
 }
 LANGUAGES = {"en": "en-US", "pt-BR": "pt-BR"}
+ONLY_TILES = "--tiles" in sys.argv  # just the tiles screens, when working on its table
 
 
 def free_port() -> int:
@@ -271,9 +271,7 @@ def table_only(camera, browser, site, size, language):
 
 
 def how_to_play(camera, browser, site, size, language):
-    # A game not listed yet (its table is still to come) has no rule page.
-    listed = [slug for slug in WICKWISE_GAMES if importlib.import_module(f"games.{slug}.spec").SPEC.listed]
-    for number, slug in enumerate(listed):
+    for number, slug in enumerate(WICKWISE_GAMES):
         page = new_page(browser, size, language)
         page.goto(f"{site.url}/how-to-play/{slug}/")
         page.wait_for_load_state("networkidle")
@@ -328,18 +326,67 @@ def pots_table(camera, browser, site, size, language):
     page.context.close()
 
 
+def tiles_lobby(camera, browser, site, size, language):
+    """Ana opens a three-seat tiles room: it waits for everyone before the dice."""
+    page = new_page(browser, size, language)
+    page.goto(site.url + "/")
+    page.fill("#id_tiles-name", "Ana")
+    page.select_option("#id_tiles-seats", "3")
+    page.locator('section[aria-labelledby="game-tiles-title"] form:not(.play-bots-form) button[type=submit]').click()
+    page.wait_for_selector("#lobby:not([hidden])", timeout=WAIT_MS)
+    camera.shoot(page, size, language, "10-tiles-lobby")
+    page.context.close()
+
+
+def tiles_table(camera, browser, site, size, language):
+    """A tiles turn: two tiles laid (a bad line, painted), the third making a set (a draft), the pause,
+    and the end after a resignation."""
+    page = new_page(browser, size, language)
+    start_game_against_bots(page, site, "tiles", "Ana")
+    tiles_helpers.wait_for_table(page)
+    tiles_helpers.begin_if_chosen(page)
+    found = None
+    while tiles_helpers.my_turn_or_over(page, timeout=WAIT_MS * 2):
+        found = tiles_helpers.find_set(tiles_helpers.hand(page))
+        if found:
+            break
+        tiles_helpers.draw(page)
+    if found:
+        y = tiles_helpers.free_row(page)
+        tiles_helpers.place_by_click(page, found[0], 3, y)
+        tiles_helpers.place_by_click(page, found[1], 4, y)
+        camera.shoot(page, size, language, "10-tiles-bad-line", full_page=False)
+        tiles_helpers.place_by_click(page, found[2], 5, y)
+        camera.shoot(page, size, language, "10-tiles-draft", full_page=False)
+        page.locator(".tiles-table .tl-pause").click()
+        page.wait_for_selector(".tiles-table .tl-resume", timeout=WAIT_MS)
+        camera.shoot(page, size, language, "10-tiles-pause", full_page=False)
+        page.locator(".tiles-table .tl-resume").click()
+        page.wait_for_selector(".tiles-table .tl-pause", timeout=WAIT_MS)
+        tiles_helpers.resign(page)
+        page.wait_for_selector("#end-panel:not([hidden])", timeout=WAIT_MS)
+        camera.shoot(page, size, language, "10-tiles-end")
+    page.context.close()
+
+
 def take_all(camera, site) -> None:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:
             with EVIDENCE:
                 for size in SIZES:
+                    if ONLY_TILES:
+                        tiles_lobby(camera, browser, site, size, "en")
+                        tiles_table(camera, browser, site, size, "en")
+                        continue
                     home(camera, browser, site, size, "en")
                     lobby(camera, browser, site, size, "en")
                     whole_game(camera, browser, site, size, "en")
                     how_to_play(camera, browser, site, size, "en")
                     trails_table(camera, browser, site, size, "en")
                     pots_table(camera, browser, site, size, "en")
+                    tiles_lobby(camera, browser, site, size, "en")
+                    tiles_table(camera, browser, site, size, "en")
                     home(camera, browser, site, size, "pt-BR")
                     table_only(camera, browser, site, size, "pt-BR")
         finally:
