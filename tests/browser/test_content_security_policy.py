@@ -41,7 +41,7 @@ def finished(slug: str) -> Game:
 @pytest.fixture
 def finished_games(transactional_db):
     """Made before the live site starts."""
-    return {slug: finished(slug) for slug in (spec.slug for spec in registry.listed_games())}
+    return {slug: finished(slug) for slug in (spec.slug for spec in registry.all_games())}
 
 
 @pytest.fixture

@@ -56,7 +56,8 @@ async def test_tabs_of_one_browser_share_the_seat_and_a_watching_page_takes_no_s
     from config.asgi import application
 
     watcher = WebsocketCommunicator(application, f"/ws/rooms/{code}/?watch=1",
-                                    headers=[(b"host", b"testserver"), (b"origin", b"http://testserver"), (b"cookie", cookie)])
+                                    headers=[(b"host", b"testserver"), (b"origin", b"http://testserver"),
+                                             (b"cookie", cookie)])
     connected, _ = await watcher.connect()
     assert connected
     snapshot = await watcher.receive_json_from()
