@@ -25,6 +25,7 @@ the time limit is a safety cap. No Django here: the caller passes the limit in.
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 
@@ -32,6 +33,8 @@ import highspy
 import numpy as np
 
 from games.tiles import rules
+
+log = logging.getLogger(__name__)
 
 FACES = 52
 NUMBERS = 13
@@ -47,8 +50,12 @@ W_CROSSING = 1  # a crossing only when it gains something
 TOOTH_MAX_SIZE = 4  # sets laid across another set: groups and runs of 3 or 4
 
 DEFAULT_TIME_LIMIT = 2.0
+# The programs tried in turn (radius of the structures opened, None for all; crossings or not): near
+# the hand with crossings is small and usually best; then the whole table side by side, which is
+# what "never fewer tiles than the optimum without crossings" needs; then everything, time allowing.
+STAGES = ((1, True), (None, False), (None, True))
 LATER_STAGE_SHARE = 0.4  # a later, larger program starts only with this share of the time left
-TIME_MARGIN = 0.15  # seconds kept back for the last checks and the caller
+TIME_MARGIN = 0.25  # seconds kept back for the last checks and the caller
 LOCAL_TRIALS_PER_NODE = 4  # local trials allowed per branch-and-bound node of the node limit
 
 
@@ -200,6 +207,7 @@ class Solution:
     teeth: dict[tuple[Pattern, int], int]  # (set, face): how many of those sets cross a spine at that face
     kept: list[int]  # indices of table structures kept as they stand
     nodes: int
+    optimal: bool  # proved best, not cut short by a limit
 
     @property
     def crossings(self) -> int:
@@ -342,7 +350,8 @@ class Program:
         points += sum(face_number(rules.face(t)) for i in kept_open for t in self.pos.structures[i]
                       if not rules.is_joker(t))
         kept = sorted(self.frozen + kept_open)
-        return Solution(tiles, points - self.constant_points, uses, teeth, kept, h.getInfo().mip_node_count)
+        optimal = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+        return Solution(tiles, points - self.constant_points, uses, teeth, kept, h.getInfo().mip_node_count, optimal)
 
 
 # --- layout ------------------------------------------------------------------------------------------
@@ -557,7 +566,8 @@ def lay_out(pos: Position, solution: Solution, *, anchored: bool) -> Layout:
                         candidates.append((-len(line), c, i, tuple(line), order, start))
         candidates.sort(key=lambda c: c[:4])
         for _, c, i, line, order, start in candidates:
-            if c in done or claimed.intersection(line):
+            if c in done or claimed.intersection(line) or any(
+                    tile not in pool.get(None if rules.is_joker(tile) else rules.face(tile), ()) for tile in line):
                 continue
             (x0, y0), (_, y1) = pos.table[line[0]], pos.table[line[1]]
             flat = y1 == y0
@@ -777,16 +787,17 @@ class LocalSearch:
         for tile in sorted(self.hand):
             by_face.setdefault(self.slot(tile), []).append(tile)
         for anchor, (x, y) in sorted(self.at.items()):
-            if rules.is_joker(anchor):
-                continue
-            fa = rules.face(anchor)
             for dx, dy in ((0, 1), (1, 0)):
                 if (x + dx, y + dy) in self.cells or (x - dx, y - dy) in self.cells:
                     continue
                 for offsets in ((-2, -1), (-1, 1), (1, 2)):
                     cells = [(x + o * dx, y + o * dy) for o in offsets]
-                    for pair in partner_faces(fa, offsets):
-                        tiles = pick_tiles(pair, by_face)
+                    if rules.is_joker(anchor):  # a joker crossing: its one identity must serve both lines
+                        options = [[a, b] for a in sorted(self.hand) for b in sorted(self.hand) if a != b
+                                   and could_be_set(joker_line(offsets, self.slot(a), self.slot(b)))]
+                    else:
+                        options = (pick_tiles(pair, by_face) for pair in partner_faces(rules.face(anchor), offsets))
+                    for tiles in options:
                         if tiles is None:
                             continue
                         if self.out_of_budget():
@@ -794,6 +805,12 @@ class LocalSearch:
                         if self.attempt(dict(zip(cells, tiles))):
                             return 2
         return 0
+
+
+def joker_line(offsets: tuple[int, int], a: int | None, b: int | None) -> list[int | None]:
+    """The line's faces in reading order: a joker at offset 0, `a` and `b` at the two offsets."""
+    at = {offsets[0]: a, 0: None, offsets[1]: b}
+    return [at[o] for o in sorted(at)]
 
 
 def partner_faces(fa: int, offsets: tuple[int, int]):
@@ -852,13 +869,13 @@ class Decision:
 
 
 def best_play(view: dict, *, time_limit: float = DEFAULT_TIME_LIMIT, node_limit: int | None = None,
-              crossings: bool = True, local_moves: bool = True, stages: tuple[int | None, ...] = (1, None)
-              ) -> Decision:
+              crossings: bool = True, local_moves: bool = True, stages: tuple = STAGES) -> Decision:
     """The best checked play from `view`, with what it took; a draw or pass when there is none.
 
-    `stages` are the programs tried in turn: a radius opens the table structures near the hand
-    (`related_structures`), None opens them all. A later stage runs only while time is left, and
-    its play replaces the earlier one only when it puts down more (then more points)."""
+    `stages` are the programs tried in turn, as (radius, crossings): a radius opens the table
+    structures near the hand (`related_structures`), None opens them all. A later stage runs only
+    while enough time is left, and its play replaces the earlier one only when it puts down more
+    (then more points). With `crossings` False no stage has crossings."""
     start = time.perf_counter()
     deadline = start + max(0.05, time_limit - TIME_MARGIN)
     if view["phase"] == "begin":
@@ -869,16 +886,17 @@ def best_play(view: dict, *, time_limit: float = DEFAULT_TIME_LIMIT, node_limit:
     if not pos.hand:
         return decision
     best: tuple[tuple[int, int], list[list[int]]] | None = None
-    opened_before = None
-    for number, radius in enumerate(stages):
+    tried = []
+    for number, (radius, crossing) in enumerate(stages):
         opened = list(range(len(pos.structures))) if radius is None else related_structures(pos, radius)
-        if opened == opened_before:
-            continue
-        opened_before = opened
+        crossing = crossing and crossings
+        if any(set(opened) <= set(before) and crossing <= crossed for before, crossed in tried):
+            continue  # a program at least as wide was solved already
+        tried.append((opened, crossing))
         left = deadline - time.perf_counter()
         if number and left < (deadline - start) * LATER_STAGE_SHARE:
             break
-        found = search_program(Program(pos, crossings=crossings, open_structures=opened), pos,
+        found = search_program(Program(pos, crossings=crossing, open_structures=opened), pos,
                                deadline=deadline, node_limit=node_limit, decision=decision)
         if found is not None and (best is None or found[0] > best[0]):
             best = found
@@ -905,7 +923,7 @@ def search_program(program: Program, pos: Position, *, deadline: float, node_lim
                    decision: Decision):
     """The program's best play that lays out and passes the checks: ((tiles, points), table, figures)."""
     while time.perf_counter() < deadline:
-        solution = program.solve(time_limit=(deadline - time.perf_counter()) * 0.8, node_limit=node_limit)
+        solution = program.solve(time_limit=(deadline - time.perf_counter()) * 0.7, node_limit=node_limit)
         if solution is None or solution.tiles <= 0:
             return None
         decision.nodes += solution.nodes
@@ -935,7 +953,21 @@ def choose_strong(view: dict, *, time_limit: float = DEFAULT_TIME_LIMIT, node_li
         return {"type": "begin"}
     if view.get("current") != view.get("seat") or "hand" not in view:
         raise ValueError("this seat has nothing to decide")
-    return best_play(view, time_limit=time_limit, node_limit=node_limit).action
+    try:
+        return best_play(view, time_limit=time_limit, node_limit=node_limit).action
+    except Exception:  # a flaw in the search must cost the turn's play, never the game
+        log.exception("tiles AI failed; drawing instead")
+        return {"type": "draw"} if view.get("bag") else {"type": "pass"}
+
+
+def optimum_without_crossings(view: dict, *, time_limit: float = 30.0) -> tuple[int, bool]:
+    """The most hand tiles that sets side by side could take (ignoring the board's room), and whether
+    that was proved: the yardstick of the benchmark."""
+    pos = Position.of(view)
+    if not pos.hand:
+        return 0, True
+    solution = Program(pos, crossings=False).solve(time_limit=time_limit, node_limit=None)
+    return (solution.tiles, solution.optimal) if solution else (0, False)
 
 
 def choose_no_crossings(view: dict, *, time_limit: float = DEFAULT_TIME_LIMIT, node_limit: int | None = None) -> dict:
@@ -943,4 +975,4 @@ def choose_no_crossings(view: dict, *, time_limit: float = DEFAULT_TIME_LIMIT, n
     if view["phase"] == "begin":
         return {"type": "begin"}
     return best_play(view, time_limit=time_limit, node_limit=node_limit, crossings=False, local_moves=False,
-                     stages=(None,)).action
+                     stages=((None, False),)).action
