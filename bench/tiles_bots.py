@@ -26,6 +26,7 @@ import random
 import statistics
 import sys
 import time
+import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project root, to run standalone
@@ -97,7 +98,14 @@ def play_game(job: tuple) -> dict:
         seat = state["current"]
         seen = engine.view(state, seat)
         start, start_cpu = time.perf_counter(), time.thread_time()
-        action = PLAYERS[levels[seat]](seen)
+        error = False
+        try:
+            action = PLAYERS[levels[seat]](seen)
+        except Exception:
+            if levels[seat] != "strong":
+                raise
+            traceback.print_exc()
+            action, error = engine.table_choice(state, seat), True  # what its safety net would send
         wall, cpu = time.perf_counter() - start, time.thread_time() - start_cpu
         valid = True
         try:
@@ -106,7 +114,7 @@ def play_game(job: tuple) -> dict:
             valid = False
             state, _events = engine.apply(state, seat, engine.table_choice(state, seat), rng)
         if levels[seat] == "strong" and seen["phase"] == "play":
-            positions.append({**measured(seen, action, wall, cpu), "valid": valid})
+            positions.append({**measured(seen, action, wall, cpu), "valid": valid, "error": error})
     places = {row["seat"]: row["place"] for row in engine.outcome(state) or []}
     firsts = [seat for seat, place in places.items() if place == 1]
     score = (1.0 / len(firsts)) if me in firsts else 0.0
@@ -221,7 +229,9 @@ def report(results: list[dict], elapsed: float, workers: int) -> bool:
         print(f"  mean tiles a decision: AI {statistics.fmean(p['played'] for p in positions):.2f},"
               f" optimum without crossings {statistics.fmean(p['optimum'] for p in positions):.2f}"
               f" ({unproved} yardsticks not proved optimal)")
-        ok &= not fewer and valid == len(positions)
+        errors = sum(p.get("error", False) for p in positions)
+        print(f"  searches that failed with an error (a draw or pass sent instead): {errors}")
+        ok &= not fewer and valid == len(positions) and not errors
     if crossing:
         plays = sum(p["played"] > 0 for p in crossing)
         valid = sum(p["valid"] for p in crossing)

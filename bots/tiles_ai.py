@@ -504,7 +504,7 @@ def lay_out(pos: Position, solution: Solution, *, anchored: bool) -> Layout:
     # spines first (consecutive runs joined), then each tooth across a spine holding its face
     spine_uses = dict(solution.uses)
     tooth_list = []
-    for (p, g), n in sorted(solution.teeth.items(), key=lambda item: (item[0][1], item[0][0].slots)):
+    for (p, g), n in sorted(solution.teeth.items(), key=lambda item: (item[0][1], item[0][0].faces, item[0][0].jokers)):
         spine_uses[p] -= n
         tooth_list += [(p, g)] * n
     pieces = join_runs([Piece(list(p.slots), p.kind) for p, n in spine_uses.items() for _ in range(n)])

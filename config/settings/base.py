@@ -159,6 +159,8 @@ WICKWISE = {
     "WS_RATE_BURST": 30,
     # A socket's move the worker has not answered by then is refused, and the worker drops it unplayed.
     "MOVE_ANSWER_SECONDS": float(os.environ.get("WICKWISE_MOVE_ANSWER_SECONDS", "5")),
+    # Seconds a searching bot may take for one decision, by game (the others decide at once).
+    "BOT_TIME_LIMITS": {"tiles": float(os.environ.get("WICKWISE_TILES_AI_SECONDS", "2"))},
 }
 
 LOGGING = {
