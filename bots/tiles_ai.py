@@ -960,6 +960,31 @@ def choose_strong(view: dict, *, time_limit: float = DEFAULT_TIME_LIMIT, node_li
         return {"type": "draw"} if view.get("bag") else {"type": "pass"}
 
 
+def draft_steps(before: list[list[int]], after: list[list[int]], *, width: int = 24, height: int = 16
+                ) -> list[list[list[int]]]:
+    """The tables to show on the way from `before` to a play's `after`, one tile placed at a time (table
+    tiles moved first, then hand tiles, each in reading order of where it lands), the last being
+    `after`. Every step keeps every table tile on distinct cells of the board, as a draft must; a tile
+    standing where another must go is first set aside on a free cell."""
+    current = {tile: (x, y) for tile, x, y in before}
+    target = {tile: (x, y) for tile, x, y in after}
+    pending = sorted((t for t in target if current.get(t) != target[t]),
+                     key=lambda t: (t not in current, target[t][1], target[t][0], t))
+    steps = []
+    while pending:
+        occupied = {cell: t for t, cell in current.items()}
+        tile = next((t for t in pending if target[t] not in occupied), None)
+        if tile is None:  # every landing cell is taken by a tile still to move: set one aside
+            holder = occupied[target[pending[0]]]
+            wanted = set(occupied) | {target[t] for t in pending}
+            current[holder] = next((x, y) for y in range(height) for x in range(width) if (x, y) not in wanted)
+        else:
+            current[tile] = target[tile]
+            pending.remove(tile)
+        steps.append(sorted([t, x, y] for t, (x, y) in current.items()))
+    return steps
+
+
 def optimum_without_crossings(view: dict, *, time_limit: float = 30.0) -> tuple[int, bool]:
     """The most hand tiles that sets side by side could take (ignoring the board's room), and whether
     that was proved: the yardstick of the benchmark."""

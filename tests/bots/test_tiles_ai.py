@@ -232,3 +232,20 @@ def test_the_platform_passes_the_time_limit_from_its_settings(settings, monkeypa
     assert bot_runner.choose("tiles", view, "strong") == {"type": "draw"}
     assert seen["time_limit"] == 0.9
     assert bot_runner.choose("tiles", view, "basic") == {"type": "draw"}  # the basic bot ignores it
+
+
+def test_a_play_is_shown_one_tile_at_a_time_through_drafts_the_engine_accepts():
+    # b4 k4 across red 4 need the run to stay; a swap of two table tiles needs one set aside first
+    state = playing(hand=["b4", "k4", "o9"], table=row("r3 r4 r5", 5, 5))
+    action = decide(state)
+    steps = ai.draft_steps(state["table"], action["table"])
+    assert len(steps) == 2 and steps[-1] == action["table"]
+    for step in steps:
+        engine.check_draft(state, 0, {"table": step})
+    before = row("r3 r4 r5", 0, 0) + row("b7 b8 b9", 0, 2)
+    after = sorted([[t, x, 2 - y] for t, x, y in before])  # the two runs change rows
+    steps = ai.draft_steps(before, after)
+    assert steps[-1] == after
+    for step in steps:
+        cells = [(x, y) for _, x, y in step]
+        assert len(set(cells)) == len(cells) == 6 and all(0 <= x < 24 and 0 <= y < 16 for x, y in cells)
