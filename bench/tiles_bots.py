@@ -50,11 +50,16 @@ NODE_LIMIT = 500  # branch-and-bound nodes per program: results repeat while the
 TIME_LIMIT = 2.0
 
 
+LAST: dict = {}  # the strong AI's last decision in this process, for the report on misses
+
+
 def strong(view: dict) -> dict:
     """The strong AI without its safety net, so that a flaw shows here instead of becoming a draw."""
     if view["phase"] == "begin":
         return tiles_ai.choose_strong(view)
-    return tiles_ai.best_play(view, time_limit=TIME_LIMIT, node_limit=NODE_LIMIT).action
+    decision = tiles_ai.best_play(view, time_limit=TIME_LIMIT, node_limit=NODE_LIMIT)
+    LAST["decision"] = decision
+    return decision.action
 
 
 def no_crossings(view: dict) -> dict:
@@ -114,7 +119,12 @@ def play_game(job: tuple) -> dict:
             valid = False
             state, _events = engine.apply(state, seat, engine.table_choice(state, seat), rng)
         if levels[seat] == "strong" and seen["phase"] == "play":
-            positions.append({**measured(seen, action, wall, cpu), "valid": valid, "error": error})
+            row = {**measured(seen, action, wall, cpu), "valid": valid, "error": error}
+            if row["played"] < row["optimum"] and not error:
+                d = LAST["decision"]
+                row["miss"] = (f"table {len(seen['table'])}, hand {len(seen['hand'])}: stages run {d.stages},"
+                               f" solves {d.solves}, layouts {d.attempts}, wall {wall:.2f} s, cpu {cpu:.2f} s")
+            positions.append(row)
     places = {row["seat"]: row["place"] for row in engine.outcome(state) or []}
     firsts = [seat for seat, place in places.items() if place == 1]
     score = (1.0 / len(firsts)) if me in firsts else 0.0
@@ -229,6 +239,9 @@ def report(results: list[dict], elapsed: float, workers: int) -> bool:
         print(f"  mean tiles a decision: AI {statistics.fmean(p['played'] for p in positions):.2f},"
               f" optimum without crossings {statistics.fmean(p['optimum'] for p in positions):.2f}"
               f" ({unproved} yardsticks not proved optimal)")
+        for p in positions:
+            if "miss" in p:
+                print(f"    fewer ({p['played']} < {p['optimum']}): {p['miss']}")
         errors = sum(p.get("error", False) for p in positions)
         print(f"  searches that failed with an error (a draw or pass sent instead): {errors}")
         ok &= not fewer and valid == len(positions) and not errors

@@ -54,7 +54,7 @@ DEFAULT_TIME_LIMIT = 2.0
 # the hand with crossings is small and usually best; then the whole table side by side, which is
 # what "never fewer tiles than the optimum without crossings" needs; then everything, time allowing.
 STAGES = ((1, True), (None, False), (None, True))
-LATER_STAGE_SHARE = 0.4  # a later, larger program starts only with this share of the time left
+LATER_STAGE_SHARE = 0.25  # a later, larger program starts only with this share of the time left
 TIME_MARGIN = 0.25  # seconds kept back for the last checks and the caller
 LOCAL_TRIALS_PER_NODE = 4  # local trials allowed per branch-and-bound node of the node limit
 
@@ -861,6 +861,7 @@ class Decision:
     points: int = 0
     crossings: int = 0
     stage: int = 0  # the stage whose play was kept
+    stages: int = 0  # stages run
     solves: int = 0
     local: int = 0  # tiles added by local moves
     moved: int = 0
@@ -896,6 +897,7 @@ def best_play(view: dict, *, time_limit: float = DEFAULT_TIME_LIMIT, node_limit:
         left = deadline - time.perf_counter()
         if number and left < (deadline - start) * LATER_STAGE_SHARE:
             break
+        decision.stages += 1
         found = search_program(Program(pos, crossings=crossing, open_structures=opened), pos,
                                deadline=deadline, node_limit=node_limit, decision=decision)
         if found is not None and (best is None or found[0] > best[0]):
