@@ -477,3 +477,17 @@ def test_apply_never_changes_its_input():
     engine.apply(state, 0, {"type": "draw"})
     engine.apply(state, 2, {"type": "resign"}, rng_for())
     assert state == before
+
+
+def test_another_seat_never_learns_the_drawn_tile():
+    state = playing(hands=[["k1"], ["k2"]], bag=["r9", "r10", "r11"])
+    after, events = engine.apply(state, 0, {"type": "draw"})
+    public = [event for event in events if "only" not in event]
+    assert all("tile" not in event for event in public)
+    # Had the bag held another tile first, seat 1 and a spectator would see exactly the same.
+    swapped = copy.deepcopy(after)
+    swapped["hands"][0] = sorted([tile("k1"), tile("r10")])
+    swapped["bag"] = [tile("r9"), tile("r11")]
+    assert engine.view(after, 1) == engine.view(swapped, 1)
+    assert engine.view(after, None) == engine.view(swapped, None)
+    assert engine.view(after, 0)["hand"] == sorted([tile("k1"), tile("r9")])

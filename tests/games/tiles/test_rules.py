@@ -90,12 +90,15 @@ def test_diagonal_contact_means_nothing():
 
 
 def test_a_t_at_the_end_of_a_run():
-    # k3 k4 k5 across; the k5 heads a column group k5 b5 o5.
-    table = row("k3 k4 k5", 0, 0) + column("b5 o5", 2, 1)
-    assert valid(table)
-    assert valid(column("b3 o3", 0, 0) + row("k3 k4 k5", 0, 2))  # the column's end meets the run's end
-    # The T's stem in the middle of the bar: a group k4 b4 o4 down from the middle.
+    # The run's last tile k5 is the middle of the column group b5 k5 o5.
+    assert valid(row("k3 k4 k5", 0, 1) + [(tile("b5"), 2, 0), (tile("o5"), 2, 2)])
+    # The run's middle tile k4 heads the column group k4 b4 o4.
     assert valid(row("k3 k4 k5", 0, 0) + column("b4 o4", 1, 1))
+    # A corner: k5 ends both the run and the column group k5 b5 o5; and a column ending on a run's end.
+    assert valid(row("k3 k4 k5", 0, 0) + column("b5 o5", 2, 1))
+    assert valid(column("b3 o3", 0, 0) + row("k3 k4 k5", 0, 2))
+    # The bar of the T must be a set too.
+    assert not valid(row("k3 k4 k5", 0, 1) + [(tile("b5"), 2, 0), (tile("o6"), 2, 2)])
 
 
 def test_a_crossing_tile_belongs_to_both_lines():
