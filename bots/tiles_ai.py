@@ -41,7 +41,8 @@ NUMBERS = 13
 RUN_LENGTHS = (3, 4, 5)  # any longer run splits into these; the layout joins them back
 MAX_JOKERS = 2
 
-# The objective, lexicographic through weights (hand of at most ~60 tiles: points < 1000 * 13 * 60).
+# The objective, lexicographic through weights: a play's points stay far under 1,000, so they never
+# outweigh a tile; two jokers never outweigh a point; the kept and crossing terms never outweigh a joker.
 W_TILE = 1_000_000
 W_POINT = 1_000
 W_JOKER = 300
