@@ -7,17 +7,20 @@
   free cells of the board touching no other tile, and plays them if the whole table is valid (every
   play is judged before it is sent); with no set it draws, or passes when the bag is empty. It never
   moves a table tile. Deterministic: the same view gives the same action.
-- strong: plays as basic until the searching AI (bots/tiles_ai.py) is wired in.
+- strong: the searching AI of bots/tiles_ai.py, within `time_limit` seconds a decision (the platform
+  passes its setting; the bot reads none).
 """
 
 from __future__ import annotations
 
+from bots import tiles_ai
 from games.tiles import rules
 
 LEVELS = ("basic", "strong")
+STRONG_TIME_LIMIT = tiles_ai.DEFAULT_TIME_LIMIT
 
 
-def choose(view: dict, level: str = "basic") -> dict:
+def choose(view: dict, level: str = "basic", time_limit: float = STRONG_TIME_LIMIT) -> dict:
     """The action a bot of `level` plays from `view`, the view of the seat to act."""
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; expected one of {LEVELS}")
@@ -25,6 +28,8 @@ def choose(view: dict, level: str = "basic") -> dict:
         raise ValueError("this seat has nothing to decide")
     if view["phase"] == "begin":
         return {"type": "begin"}
+    if level == "strong":
+        return tiles_ai.choose_strong(view, time_limit=time_limit)
     play = basic_play(view)
     if play is not None:
         return play

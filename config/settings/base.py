@@ -184,6 +184,8 @@ WICKWISE = {
         "lookup": (120 * PER_ADDRESS_SCALE, 60),
         "return": (10 * PER_ADDRESS_SCALE, 60),
     },
+    # Seconds a searching bot may take for one decision, by game (the others decide at once).
+    "BOT_TIME_LIMITS": {"tiles": float(os.environ.get("WICKWISE_TILES_AI_SECONDS", "2"))},
 }
 
 LOGGING = {
