@@ -9,6 +9,9 @@
   moves a table tile. Deterministic: the same view gives the same action.
 - strong: the searching AI of bots/tiles_ai.py, within `time_limit` seconds a decision (the platform
   passes its setting; the bot reads none).
+
+`steps(view, action)` gives the drafts that show a play being made, one tile at a time, for the platform
+to show before it plays the action (a draw or a pass shows nothing).
 """
 
 from __future__ import annotations
@@ -34,6 +37,15 @@ def choose(view: dict, level: str = "basic", time_limit: float = STRONG_TIME_LIM
     if play is not None:
         return play
     return {"type": "draw"} if view["bag"] else {"type": "pass"}
+
+
+def steps(view: dict, action: dict) -> list[dict]:
+    """Drafts from the table the turn found to the play's table, one tile placed each."""
+    if action.get("type") != "play":
+        return []
+    width, height = view["board"]
+    return [{"table": table} for table in tiles_ai.draft_steps(view["table"], action["table"], width=width,
+                                                               height=height)]
 
 
 def basic_play(view: dict) -> dict | None:
