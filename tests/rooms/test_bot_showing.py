@@ -131,11 +131,13 @@ def test_a_bot_that_draws_shows_nothing(monkeypatch):
     assert the_play(game).action == {"type": "draw"} and shown == []
 
 
-def test_a_countdown_and_another_rooms_bot_fire_on_time_during_a_slow_search(workers):  # noqa: F811
+def test_a_countdown_and_another_rooms_bot_fire_on_time_during_a_slow_search(workers, tmp_path):  # noqa: F811
     code, game = tiles_turn_for(1)
     timed_code, _tickets, timed = started_without_stand_ins(3)
-    workers.start(**LONG_GRACE, WICKWISE_BOT_PROCESSES="1", WICKWISE_BOT_STEP_SECONDS="0.02",
-                  WICKWISE_TILES_AI_SECONDS="0.5", WICKWISE_BOT_MODULES="tiles=tests.rooms.slow_tiles_bot")
+    pid_file = tmp_path / "search.pid"
+    process = workers.start(**LONG_GRACE, WICKWISE_BOT_PROCESSES="1", WICKWISE_BOT_STEP_SECONDS="0.02",
+                            WICKWISE_TILES_AI_SECONDS="0.5", SLOW_BOT_PID_FILE=str(pid_file),
+                            WICKWISE_BOT_MODULES="tiles=tests.rooms.slow_tiles_bot")
     # The tiles bot's turn is due at once: its search spins for a while in the worker's search process.
     member = bot_member(game, 1)
     wait_for(lambda: timers().get(member, 0) > time.time() + 5,  # leased: moved a lease ahead
@@ -152,3 +154,4 @@ def test_a_countdown_and_another_rooms_bot_fire_on_time_during_a_slow_search(wor
     assert (other_bot - deadline).total_seconds() < 1.0
     wait_for(lambda: the_play(game) is not None, what="the slow bot's play")
     assert the_play(game).action["type"] == "play"
+    assert int(pid_file.read_text()) != process.pid  # searched in a process of its own
