@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 NAME_MAX = names.NAME_MAX
 _BOT_OR_STAND_IN = Q(is_bot=True) | Q(stand_in=True)
+BOT_SHOWING_AT_MOST = 5.0  # seconds a bot's play is shown for at most, however many steps it takes
 _FIELDS_A_MOVE_CHANGES = [
     "state", "seq", "prompts", "deadline_at", "deadline_seq", "paused_remaining", "status", "result", "ended_at",
     "clocks",
@@ -674,7 +675,10 @@ def play_bot_turn(*, game_id: int, seat: int, prompt: int, choose, steps=None, s
     view = spec.engine.view(game.state, seat)
     action = choose(game.game, view, seat_row.bot_level or "strong")
     if steps is not None and spec.drafts:
-        for draft in steps(game.game, view, action):
+        shown = list(steps(game.game, view, action))
+        # A long play is shown faster: the whole turn must end within the worker's lease on it (10 s).
+        step_seconds = min(step_seconds, BOT_SHOWING_AT_MOST / (len(shown) + 1))
+        for draft in shown:
             time.sleep(step_seconds)
             if not show_bot_draft(game_id=game_id, seat=seat, prompt=prompt, draft=draft):
                 log.info("bot turn %s/%s/%s stopped while showing: paused or moved on", game_id, seat, prompt)
