@@ -41,6 +41,7 @@ bench: setup
 	$(PY) bench/candles_bots.py --games 2000
 	$(PY) bench/trails_bots.py --games 2000 --workers 2
 	$(PY) bench/pots_bots.py --games 2000 --workers 2
+	$(PY) bench/tiles_bots.py --games 1000 --workers 2 --seed tiles
 	$(PY) bench/tiles_validator.py
 	$(PY) bench/drafts.py
 	$(PY) bench/tiles_judge_js.py

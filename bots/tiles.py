@@ -7,17 +7,23 @@
   free cells of the board touching no other tile, and plays them if the whole table is valid (every
   play is judged before it is sent); with no set it draws, or passes when the bag is empty. It never
   moves a table tile. Deterministic: the same view gives the same action.
-- strong: plays as basic until the searching AI (bots/tiles_ai.py) is wired in.
+- strong: the searching AI of bots/tiles_ai.py, within `time_limit` seconds a decision (the platform
+  passes its setting; the bot reads none).
+
+`steps(view, action)` gives the drafts that show a play being made, one tile at a time, for the platform
+to show before it plays the action (a draw or a pass shows nothing).
 """
 
 from __future__ import annotations
 
+from bots import tiles_ai
 from games.tiles import rules
 
 LEVELS = ("basic", "strong")
+STRONG_TIME_LIMIT = tiles_ai.DEFAULT_TIME_LIMIT
 
 
-def choose(view: dict, level: str = "basic") -> dict:
+def choose(view: dict, level: str = "basic", time_limit: float = STRONG_TIME_LIMIT) -> dict:
     """The action a bot of `level` plays from `view`, the view of the seat to act."""
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; expected one of {LEVELS}")
@@ -25,10 +31,21 @@ def choose(view: dict, level: str = "basic") -> dict:
         raise ValueError("this seat has nothing to decide")
     if view["phase"] == "begin":
         return {"type": "begin"}
+    if level == "strong":
+        return tiles_ai.choose_strong(view, time_limit=time_limit)
     play = basic_play(view)
     if play is not None:
         return play
     return {"type": "draw"} if view["bag"] else {"type": "pass"}
+
+
+def steps(view: dict, action: dict) -> list[dict]:
+    """Drafts from the table the turn found to the play's table, one tile placed each."""
+    if action.get("type") != "play":
+        return []
+    width, height = view["board"]
+    return [{"table": table} for table in tiles_ai.draft_steps(view["table"], action["table"], width=width,
+                                                               height=height)]
 
 
 def basic_play(view: dict) -> dict | None:

@@ -95,6 +95,11 @@ def send_to_socket(channel: str, message: dict) -> None:
     _sync_sender.send_to(channel, message)
 
 
+def relay_draft(code: str, shown: dict) -> None:
+    """A bot's draft, relayed as a player's is (the consumer's draft.relay)."""
+    _send(room_group(code), {"type": "draft.relay", **shown})
+
+
 def room_changed(code: str) -> None:
     room = Room.objects.filter(code=code).first()
     if room is None:

@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 NAME_MAX = names.NAME_MAX
 _BOT_OR_STAND_IN = Q(is_bot=True) | Q(stand_in=True)
+BOT_SHOWING_AT_MOST = 5.0  # seconds a bot's play is shown for at most, however many steps it takes
 _FIELDS_A_MOVE_CHANGES = [
     "state", "seq", "prompts", "deadline_at", "deadline_seq", "paused_remaining", "status", "result", "ended_at",
     "clocks",
@@ -698,9 +699,11 @@ def fire_countdown(*, game_id: int, seq: int) -> int:
     return played
 
 
-def play_bot_turn(*, game_id: int, seat: int, prompt: int, choose) -> bool:
+def play_bot_turn(*, game_id: int, seat: int, prompt: int, choose, steps=None, step_seconds: float = 0.0) -> bool:
     """Play a bot's (or a stand-in's) pending decision. The bot sees only its seat's view; it thinks
-    outside the lock, and the move is dropped if the position moved on meanwhile."""
+    outside the lock, and the move is dropped if the position moved on meanwhile. `steps(game, view, action)`,
+    when given, returns drafts to show first, `step_seconds` apart: a pause or the decision moving on stops
+    the showing, and the turn (scheduled again on resume) decides anew."""
     game = Game.objects.select_related("room").filter(pk=game_id).first()
     if game is None or game.room is None or game.status != Game.Status.PLAYING or game.is_paused:
         log.info("bot turn %s/%s/%s dropped: no game in play", game_id, seat, prompt)
@@ -712,7 +715,18 @@ def play_bot_turn(*, game_id: int, seat: int, prompt: int, choose) -> bool:
     if not (seat_row.is_bot or seat_row.stand_in):
         return False
     spec = registry.get(game.game)
-    action = choose(game.game, spec.engine.view(game.state, seat), seat_row.bot_level or "strong")
+    view = spec.engine.view(game.state, seat)
+    action = choose(game.game, view, seat_row.bot_level or "strong")
+    if steps is not None and spec.drafts:
+        shown = list(steps(game.game, view, action))
+        # A long play is shown faster: the whole turn must end within the worker's lease on it (10 s).
+        step_seconds = min(step_seconds, BOT_SHOWING_AT_MOST / (len(shown) + 1))
+        for draft in shown:
+            time.sleep(step_seconds)
+            if not show_bot_draft(game_id=game_id, seat=seat, prompt=prompt, draft=draft):
+                log.info("bot turn %s/%s/%s stopped while showing: paused or moved on", game_id, seat, prompt)
+                return False
+        time.sleep(step_seconds)
     by = Move.By.BOT if seat_row.is_bot else Move.By.STAND_IN
     try:
         with _writing():
@@ -726,6 +740,24 @@ def play_bot_turn(*, game_id: int, seat: int, prompt: int, choose) -> bool:
     except ServiceError as error:
         log.warning("bot move for game %s seat %s refused: %s", game_id, seat, error.code)
         return False
+    return True
+
+
+def show_bot_draft(*, game_id: int, seat: int, prompt: int, draft: dict) -> bool:
+    """Keep and relay a bot's draft as a player's would be, if its decision (`prompt`) is still pending and
+    the game not paused; False when it is not (nothing kept): the bot stops showing."""
+    from rooms import drafts
+
+    row = Game.objects.filter(pk=game_id).values("room__code", "status", "prompts", "paused_remaining", "seq").first()
+    if (row is None or row["room__code"] is None or row["status"] != Game.Status.PLAYING
+            or row["paused_remaining"] is not None or row["prompts"].get(str(seat)) != prompt):
+        return False
+    try:
+        shown = drafts.accept(room_code=row["room__code"], seat=seat, seq=row["seq"], draft=draft)
+    except ServiceError as error:  # paused or moved on since the read above, or a draft the engine refuses
+        log.info("bot draft for game %s seat %s not shown: %s", game_id, seat, error.code)
+        return False
+    broadcast.relay_draft(row["room__code"], shown)
     return True
 
 

@@ -184,6 +184,15 @@ WICKWISE = {
         "lookup": (120 * PER_ADDRESS_SCALE, 60),
         "return": (10 * PER_ADDRESS_SCALE, 60),
     },
+    # Seconds a searching bot may take for one decision, by game (the others decide at once).
+    "BOT_TIME_LIMITS": {"tiles": float(os.environ.get("WICKWISE_TILES_AI_SECONDS", "2"))},
+    # Those searches run in this many worker processes of their own (the GIL would stall timers otherwise).
+    "BOT_PROCESSES": int(os.environ.get("WICKWISE_BOT_PROCESSES", "1")),
+    # A bot that offers steps (bots/<game>.py's steps) shows its play as drafts this far apart.
+    "BOT_STEP_SECONDS": float(os.environ.get("WICKWISE_BOT_STEP_SECONDS", "0.3")),
+    # The module that plays each game, when not bots.<game> ("game=module,..."): tests put slow bots here.
+    "BOT_MODULES": dict(item.split("=", 1) for item in os.environ.get("WICKWISE_BOT_MODULES", "").split(",")
+                        if item),
 }
 
 LOGGING = {

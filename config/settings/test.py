@@ -15,6 +15,9 @@ WICKWISE.update({
     "BOT_DELAY_SECONDS": float(os.environ.get("WICKWISE_BOT_DELAY_SECONDS", "0")),
     "BOT_WAITS_FOR_TABLE": os.environ.get("WICKWISE_BOT_WAITS_FOR_TABLE", "false").lower() == "true",
     "WORKER_POLL_SECONDS": 0.02,
+    "BOT_STEP_SECONDS": float(os.environ.get("WICKWISE_BOT_STEP_SECONDS", "0.02")),
+    # Searches in the calling process, so that a test can patch the bot; worker tests ask for processes.
+    "BOT_PROCESSES": int(os.environ.get("WICKWISE_BOT_PROCESSES", "0")),
 })
 # A live server started by the tests in another process uses the test database by name.
 if os.environ.get("WICKWISE_TEST_DB_NAME"):

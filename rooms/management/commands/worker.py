@@ -36,7 +36,8 @@ def dispatch(member: str) -> None:
         services.fire_countdown(game_id=int(parts[0]), seq=int(parts[1]))
     elif kind == "bot":
         services.play_bot_turn(
-            game_id=int(parts[0]), seat=int(parts[1]), prompt=int(parts[2]), choose=bot_runner.choose
+            game_id=int(parts[0]), seat=int(parts[1]), prompt=int(parts[2]), choose=bot_runner.choose,
+            steps=bot_runner.steps, step_seconds=settings.WICKWISE.get("BOT_STEP_SECONDS", 0.0),
         )
     elif kind == "grace":
         services.fire_grace(room_code=parts[0], seat=int(parts[1]))
@@ -64,10 +65,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--threads", type=int, default=4, help="timers handled at once")
+        parser.add_argument("--bot-threads", type=int, default=4,
+                            help="bot turns handled at once (a bot thinking or showing its play waits here)")
         parser.add_argument("--move-threads", type=int, default=4, help="socket moves played at once")
         parser.add_argument("--once", action="store_true", help="handle what is due now, then exit")
 
-    def handle(self, *args, threads: int, move_threads: int, once: bool, **options):
+    def handle(self, *args, threads: int, bot_threads: int, move_threads: int, once: bool, **options):
         stop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stop.set())
@@ -81,7 +84,10 @@ class Command(BaseCommand):
         redis_failed = False
         # Moves have threads of their own: a player's move does not queue behind bots' turns.
         moves = None if once else move_queue.MovePlayer(threads=move_threads).start()
-        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="timer") as pool:
+        # Bot turns have threads of their own too: a bot searching (in a process of its own, bot_runner) or
+        # showing its play tile by tile waits there, never in front of a countdown or a grace period.
+        bots = ThreadPoolExecutor(max_workers=bot_threads, thread_name_prefix="bot")
+        with bots, ThreadPoolExecutor(max_workers=threads, thread_name_prefix="timer") as pool:
             while not stop.is_set():
                 try:
                     now = time.monotonic()
@@ -100,7 +106,7 @@ class Command(BaseCommand):
                     # lease runs out, and every handler re-checks under the database lock.
                     due, lease = live.lease_due(limit=threads * 8)
                     for member in due:
-                        pool.submit(run_one, member, lease)
+                        (bots if member.startswith("bot:") else pool).submit(run_one, member, lease)
                     now = time.monotonic()
                     if once or now - last_expiry > EXPIRY_EVERY:
                         for code in live.claim_due(index=live.EXPIRY, limit=50):
@@ -121,6 +127,7 @@ class Command(BaseCommand):
                     break
                 if not due:
                     stop.wait(poll)
+        bot_runner.shut_down()
         if moves is not None:
             moves.stop()
         log.info("worker stopped")

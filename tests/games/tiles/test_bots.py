@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bots import tiles as bots
+from bots import tiles_ai
 from games.tiles import engine, rules
 from tests.games.tiles.boards import row, tile
 from tests.games.tiles.test_engine import ScriptedRng, playing
@@ -64,10 +65,10 @@ def test_the_bot_draws_when_its_sets_do_not_fit_on_the_board():
     assert bots.choose(seen, "basic") == {"type": "draw"}
 
 
-def test_the_bot_plays_as_basic_at_level_strong_for_now():
+def test_the_strong_level_is_the_searching_ai():
     state = playing(hands=[["b3", "b4", "b5", "k1"], ["k2"]], bag=["r10"])
     seen = engine.view(state, 0)
-    assert bots.choose(seen, "strong") == bots.choose(seen, "basic")
+    assert bots.choose(seen, "strong") == tiles_ai.choose_strong(seen)
 
 
 def test_every_play_of_the_bot_is_valid():
