@@ -106,7 +106,7 @@ def test_three_players_pass_one_device_and_no_hand_shows_between_them(live_site,
 def test_against_the_ai_at_tiles_is_one_click(live_site, page):
     page.goto(live_site.url + "/")
     page.fill("#tiles-ai-name", "Ana")
-    page.locator("#tiles-against-ai").get_by_role("button", name="Play against bots").click()
+    page.locator("#tiles-against-ai").get_by_role("button", name="Play against the AI").click()
     page.wait_for_url("**/r/*/")
     page.wait_for_function(
         "() => { const s = window.WickwiseRoom && window.WickwiseRoom.state();"
