@@ -282,6 +282,11 @@ def how_to_play(camera, browser, site, size, language):
 def start_game_against_bots(page, site, slug: str, name: str) -> None:
     page.goto(site.url + "/")
     page.fill(f"#id_{slug}-name", name)
+    # A game with three ways to play has its own "Against the AI" form; the others, one quick button.
+    if page.locator(f"#{slug}-against-ai").count():
+        page.fill(f"#{slug}-ai-name", name)
+        page.locator(f"#{slug}-against-ai button[type=submit]").click()
+        return
     page.locator(f'section[aria-labelledby="game-{slug}-title"] .play-bots-form button[type=submit]').click()
 
 
@@ -332,7 +337,7 @@ def tiles_lobby(camera, browser, site, size, language):
     page.goto(site.url + "/")
     page.fill("#id_tiles-name", "Ana")
     page.select_option("#id_tiles-seats", "3")
-    page.locator('section[aria-labelledby="game-tiles-title"] form:not(.play-bots-form) button[type=submit]').click()
+    page.locator('section[aria-labelledby="game-tiles-title"] form[action$="/tiles/new/"] button[type=submit]').click()
     page.wait_for_selector("#lobby:not([hidden])", timeout=WAIT_MS)
     camera.shoot(page, size, language, "10-tiles-lobby")
     page.context.close()
@@ -369,6 +374,34 @@ def tiles_table(camera, browser, site, size, language):
     page.context.close()
 
 
+PASSING_OR_MY_TURN = """() => { const s = window.WickwiseRoom && window.WickwiseRoom.state();
+  return s && s.game && s.game.status === 'playing'
+    && (s.passTo !== null || (s.seat !== null && s.game.to_act.includes(s.seat))); }"""
+
+
+def tiles_pass_device(camera, browser, site, size, language):
+    """Ana and Bia share one device: after a move, the screen that covers the table while it changes hands."""
+    page = new_page(browser, size, language)
+    page.goto(site.url + "/")
+    form = page.locator("#tiles-same-device")
+    form.locator("#id_tiles-device-player_1").fill("Ana")
+    form.locator("#id_tiles-device-player_2").fill("Bia")
+    form.locator("button[type=submit]").click()
+    page.wait_for_url("**/r/*/", timeout=WAIT_MS)
+    for _move in range(3):  # the dice's choice begins, or a draw: then the device goes to the other player
+        page.wait_for_function(PASSING_OR_MY_TURN, timeout=WAIT_MS)
+        if page.evaluate("() => window.WickwiseRoom.state().passTo") is not None:
+            break
+        seq = page.evaluate("() => window.WickwiseRoom.state().seq")
+        page.wait_for_selector(".tiles-table .tl-begin:visible, .tiles-table .tl-draw:visible", timeout=WAIT_MS)
+        begin = page.locator(".tiles-table .tl-begin:visible")
+        (begin if begin.count() else page.locator(".tiles-table .tl-draw")).click()
+        page.wait_for_function("(seq) => window.WickwiseRoom.state().seq > seq", arg=seq, timeout=WAIT_MS)
+    page.wait_for_selector("#pass-device:not([hidden])", timeout=WAIT_MS)
+    camera.shoot(page, size, language, "10-tiles-pass-device", full_page=False)
+    page.context.close()
+
+
 def take_all(camera, site) -> None:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
@@ -378,6 +411,8 @@ def take_all(camera, site) -> None:
                     if ONLY_TILES:
                         tiles_lobby(camera, browser, site, size, "en")
                         tiles_table(camera, browser, site, size, "en")
+                        tiles_pass_device(camera, browser, site, size, "en")
+                        tiles_pass_device(camera, browser, site, size, "pt-BR")
                         continue
                     home(camera, browser, site, size, "en")
                     lobby(camera, browser, site, size, "en")
@@ -387,8 +422,10 @@ def take_all(camera, site) -> None:
                     pots_table(camera, browser, site, size, "en")
                     tiles_lobby(camera, browser, site, size, "en")
                     tiles_table(camera, browser, site, size, "en")
+                    tiles_pass_device(camera, browser, site, size, "en")
                     home(camera, browser, site, size, "pt-BR")
                     table_only(camera, browser, site, size, "pt-BR")
+                    tiles_pass_device(camera, browser, site, size, "pt-BR")
         finally:
             browser.close()
 

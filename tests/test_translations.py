@@ -239,3 +239,13 @@ def test_javascript_catalog_is_translated(client, language, words, plural):
     for word in words:
         assert json.dumps(word) in script, word  # JSON: non-ASCII comes as \u escapes
     assert f"const v = {plural};" in script
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("language", "words"), [
+    ("en", "Play against the AI"), ("pt-br", "Jogar contra a IA"), ("pt-pt", "Jogar contra a IA")])
+def test_tiles_against_the_ai_says_the_ai_while_the_other_games_say_bots(client, language, words):
+    page = get(client, reverse("home"), language).content.decode()
+    tiles_form = page.split('id="tiles-against-ai"', 1)[1].split("</form>", 1)[0]
+    assert words in tiles_form and "bots" not in tiles_form
+    assert page.count(words) == 1, "only the tiles card speaks of the AI"

@@ -4,6 +4,8 @@ admin. Chromium reports each blocked script, style or connection as a `securityp
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 
@@ -88,10 +90,11 @@ def test_no_page_of_the_site_breaks_its_content_security_policy(finished_games, 
             visit(page, f"{base}/verify/?room={game.room_code}&n={game.number}", ready="#verify[data-result]")
             assert page.get_attribute("#verify", "data-result") == "pass", slug
             collect(f"verify {slug}")
-            # A room in play, from this browser's own seat: the home page's one click against bots.
+            # A room in play, from this browser's own seat: the home page's one click against bots (tiles, with
+            # its three ways to play, says "the AI").
             visit(page, base + "/")
             page.locator(f"section[aria-labelledby=game-{slug}-title]").get_by_role(
-                "button", name="Play against bots").click()
+                "button", name=re.compile(r"^Play against (bots|the AI)$")).click()
             page.wait_for_url("**/r/*/", timeout=WAIT_MS)
             page.wait_for_function("() => document.querySelector('[data-connection]') === null || "
                                    "!document.body.textContent.includes('Connecting')", timeout=WAIT_MS)

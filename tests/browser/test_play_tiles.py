@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.live]
 def start_against_bot(page, url: str, *, name: str = "Ada") -> None:
     page.goto(url + "/")
     page.fill("#id_tiles-name", name)
-    page.locator("section[aria-labelledby=game-tiles-title]").get_by_role("button", name="Play against bots").click()
+    page.locator("section[aria-labelledby=game-tiles-title]").get_by_role("button", name="Play against the AI").click()
     page.wait_for_url("**/r/*/")
     tiles.wait_for_table(page)
     tiles.begin_if_chosen(page)

@@ -106,7 +106,7 @@ def test_three_players_pass_one_device_and_no_hand_shows_between_them(live_site,
 def test_against_the_ai_at_tiles_is_one_click(live_site, page):
     page.goto(live_site.url + "/")
     page.fill("#tiles-ai-name", "Ana")
-    page.locator("#tiles-against-ai").get_by_role("button", name="Play against bots").click()
+    page.locator("#tiles-against-ai").get_by_role("button", name="Play against the AI").click()
     page.wait_for_url("**/r/*/")
     page.wait_for_function(
         "() => { const s = window.WickwiseRoom && window.WickwiseRoom.state();"
@@ -144,6 +144,7 @@ def test_three_play_tiles_on_one_device_and_the_pass_screen_hides_every_hand(liv
             if page.evaluate("() => window.WickwiseRoom.state().passTo") is not None:
                 wait_for_pass_screen(page, name)
                 assert page.locator(".tl-hand .tl-tile, .tl-tile").count() == 0, "no tile in the page while passing"
+                assert page.locator("#watching-note").is_hidden(), "the device is passed, nobody is watching"
                 page.get_by_role("button", name=f"I am {name}: show my hand").click()
                 passes += 1
             page.wait_for_selector(".tiles-table .tl-hand .tl-tile", timeout=WAIT_MS)

@@ -1,6 +1,7 @@
 /* The lobby and the seats: who sits where, the host's Start button, the join form for a visitor, and the
    seats bar during play for a table that does not show its players. */
 
+import { isSameDevice } from "./device.js";
 import { $, gettext, make, ngettext, say, show } from "./dom.js";
 import { tableShowsPlayers } from "./notices.js";
 import { isHost, isSeated, phase, playerLabel, players, state } from "./state.js";
@@ -90,7 +91,8 @@ export function renderJoin(now) {
   if (note) {
     note.textContent =
       now === "lobby" ? gettext("Every seat is taken. You are watching this room.") : gettext("You are watching this game.");
-    show(note, !isSeated() && !canJoin && now !== "connecting");
+    // A same-device page is between its players, never watching: the pass screen says whose turn it is.
+    show(note, !isSeated() && !canJoin && now !== "connecting" && !isSameDevice());
   }
 }
 
