@@ -255,6 +255,22 @@ def test_separate_sets_pulls_stacked_runs_apart_only_when_pressed(mounted):
     assert page.evaluate("() => window.drafts.length") >= 1  # the others see it
 
 
+def test_separate_sets_cuts_a_long_run_in_two(mounted):
+    # Blue 1 to 7 in one row: valid as it is, and also two sets (1-2-3 and 4-5-6-7) once cut.
+    run = [[13 + i, 4 + i, 6] for i in range(7)]
+    page = mounted(run, [3, 70])
+    assert page.locator(".tiles-table .tl-cell.is-bad").count() == 0
+    page.locator(".tiles-table .tl-separate").click()
+    page.wait_for_function("() => window.drafts.length >= 1", timeout=WAIT_MS)
+    after = tiles_at(page)
+    assert [after[13 + i] for i in range(3)] == [(4, 6), (5, 6), (6, 6)]  # the first set stays where it was
+    moved = [after[13 + i] for i in range(3, 7)]
+    assert all(cell[1] == moved[0][1] and cell[0] == moved[0][0] + i for i, cell in enumerate(moved))
+    assert moved != [(7 + i, 6) for i in range(4)]
+    assert page.locator(".tiles-table .tl-cell.is-bad").count() == 0
+    assert page.locator(".tiles-table .tl-separate").count() == 0  # 3 and 4 tiles: nothing left to cut
+
+
 def test_a_structure_that_does_not_split_into_sets_shows_no_separate_button(mounted):
     page = mounted([[BLUE_3, 5, 2], [BLUE_4, 6, 2], [BLUE_5, 7, 2], [RED_3, 5, 3], [RED_4, 6, 3]], [3, 70])
     assert page.locator(".tiles-table .tl-cell.is-bad").count() >= 2

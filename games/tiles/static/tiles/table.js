@@ -444,6 +444,7 @@
       judge.structures(table).forEach((group) => {
         if (group.length < 6) return;
         const members = table.filter(([tile]) => group.includes(tile));
+        const before = found.length;
         for (const horizontal of [true, false]) {
           const lines = new Map();
           members.forEach((item) => {
@@ -464,8 +465,28 @@
             break;
           }
         }
+        if (found.length === before) {
+          const split = this.splitLine(members, judge);
+          if (split) found.push(split);
+        }
       });
       return found;
+    }
+
+    /* A single line of six or more (a long run, say 1 to 7) that reads as two valid sets once cut: the cut
+       nearest its middle. Pressing again cuts a part that is still long enough. */
+    splitLine(members, judge) {
+      const horizontal = members.every((item) => item[2] === members[0][2]);
+      if (!horizontal && !members.every((item) => item[1] === members[0][1])) return null;
+      const line = [...members].sort((a, b) => (horizontal ? a[1] - b[1] : a[2] - b[2]));
+      const cuts = [];
+      for (let cut = 3; cut <= line.length - 3; cut += 1) cuts.push(cut);
+      cuts.sort((a, b) => Math.abs(line.length / 2 - a) - Math.abs(line.length / 2 - b) || a - b);
+      for (const cut of cuts) {
+        const parts = [line.slice(0, cut), line.slice(cut)];
+        if (parts.every((part) => judge.judge(part, ...this.view.board).valid)) return { parts, horizontal };
+      }
+      return null;
     }
 
     separate() {
