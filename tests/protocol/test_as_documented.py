@@ -13,19 +13,10 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from tests.protocol import schema
+from tests.protocol.test_outside_client import post
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 WAIT = 30
-
-
-def post(base: str, path: str, body: dict) -> tuple[int, dict]:
-    request = urllib.request.Request(base + path, data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
 
 
 class Client:
