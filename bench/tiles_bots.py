@@ -3,19 +3,26 @@ decision times, and games against the no-crossing optimum and the basic bot.
 
     python bench/tiles_bots.py --games 1000 --workers 2 --seed tiles
 
-Positions: every decision the strong AI takes in phase play in the games below is a position of the
-suite (self-play with fixed seeds when --seed is given). For each, the hand tiles it put down are
-compared with the optimum without crossings (the same integer program with sets side by side only,
-solved to optimality without a node limit: the yardstick ignores the board's room), and its action is
-applied by the engine itself, which refuses an invalid table. Then hand-made positions where only a
-crossing lets anything be played (a table of sets, and a hand of two tiles that make a set only
-across one of the table's tiles, jokers included): the yardstick is 0 there by construction, and the
-AI should play.
+Three parts:
 
-Games: two seats with the seats swapped (each seed twice) against a bot that plays the optimum
-without crossings (`bots.tiles_ai.choose_no_crossings`) and against the basic bot, and tables of three
-and four (the AI against no-crossing bots). A win is a first place alone; a shared first place counts
-half. No Django needed.
+1. Games. Two seats with the seats swapped (each seed twice) against a bot that plays the optimum without
+   crossings (`bots.tiles_ai.choose_no_crossings`) and against the basic bot, `--games` each, and tables
+   of three and four (the AI against no-crossing bots), `--tables` each. A win is a first place alone; a
+   shared first place counts half. Every play of the AI is applied by the engine, which refuses an
+   invalid table. The AI and the no-crossing bot run on a node limit (`NODE_LIMIT`) with a clock far
+   beyond it (`GAME_TIME_LIMIT`), so the same seed gives the same games however loaded the machine is.
+2. The suite of positions: every decision the AI takes in phase play in the first `--suite` games of each
+   two-seat duel, and hand-made positions where only a crossing lets anything be played (a table of sets,
+   and a hand of two tiles that make a set only across one of the table's tiles, jokers included). For
+   each, the hand tiles the AI put down are compared with the optimum without crossings (the same integer
+   program with sets side by side only, solved to optimality without a node limit: this yardstick ignores
+   the board's room). On the hand-made positions the yardstick is 0 by construction.
+3. Decision time: the suite's positions decided again one at a time in this process with the settings of
+   live play (a 2 s time limit, no node limit), while no game runs: the AI has one core, as with one bot
+   process, and the other is left to the rest of the site. Wall and CPU time, and the same comparisons as
+   in part 2, with those settings.
+
+No Django needed.
 """
 
 from __future__ import annotations
@@ -46,24 +53,26 @@ TARGET_VS_NO_CROSSINGS = 0.65
 TARGET_VS_BASIC = 0.95
 MAX_TURNS = 1_000  # a safety net: a blocked game ends far sooner
 
-NODE_LIMIT = 500  # branch-and-bound nodes per program: results repeat while the time limit is not hit
-TIME_LIMIT = 2.0
+NODE_LIMIT = 500  # branch-and-bound nodes per program in the games: results repeat on any machine
+GAME_TIME_LIMIT = 30.0  # far beyond what the node limit takes, so that the clock never decides a game
+LIVE_TIME_LIMIT = tiles_ai.DEFAULT_TIME_LIMIT  # part 3: what live play gives a decision
+TARGET_SUITE = 2_000  # positions in the suite at least
 
 
 LAST: dict = {}  # the strong AI's last decision in this process, for the report on misses
 
 
-def strong(view: dict) -> dict:
+def strong(view: dict, *, time_limit: float = GAME_TIME_LIMIT, node_limit: int | None = NODE_LIMIT) -> dict:
     """The strong AI without its safety net, so that a flaw shows here instead of becoming a draw."""
     if view["phase"] == "begin":
         return tiles_ai.choose_strong(view)
-    decision = tiles_ai.best_play(view, time_limit=TIME_LIMIT, node_limit=NODE_LIMIT)
+    decision = tiles_ai.best_play(view, time_limit=time_limit, node_limit=node_limit)
     LAST["decision"] = decision
     return decision.action
 
 
 def no_crossings(view: dict) -> dict:
-    return tiles_ai.choose_no_crossings(view, time_limit=TIME_LIMIT, node_limit=NODE_LIMIT)
+    return tiles_ai.choose_no_crossings(view, time_limit=GAME_TIME_LIMIT, node_limit=NODE_LIMIT)
 
 
 PLAYERS = {
@@ -82,15 +91,23 @@ def added(view: dict, action: dict) -> int:
 
 def measured(view: dict, action: dict, wall: float, cpu: float) -> dict:
     optimum, proved = tiles_ai.optimum_without_crossings(view)
-    return {"played": added(view, action), "optimum": optimum, "proved": proved, "wall": wall, "cpu": cpu}
+    return {"played": added(view, action), "optimum": optimum, "proved": proved, "wall": wall, "cpu": cpu,
+            "view": view}
+
+
+def miss(seen: dict, wall: float, cpu: float) -> str:
+    d = LAST["decision"]
+    return (f"table {len(seen['table'])}, hand {len(seen['hand'])}: stages run {d.stages}, solves {d.solves},"
+            f" layouts {d.attempts}, wall {wall:.2f} s, cpu {cpu:.2f} s")
 
 
 # --- games ----------------------------------------------------------------------------------------
 
 
 def play_game(job: tuple) -> dict:
-    """One game; the strong AI in seat `number % seats`, the opponent level in the others."""
-    _kind, opponent, seats, number, seed = job
+    """One game; the strong AI in seat `number % seats`, the opponent level in the others. Its decisions
+    in phase play become positions of the suite when `in_suite`."""
+    _kind, opponent, seats, number, seed, in_suite = job
     me = number % seats
     levels = [opponent] * seats
     levels[me] = "strong"
@@ -99,8 +116,9 @@ def play_game(job: tuple) -> dict:
     rng = fairness.Rng(seed, mix)
     state = engine.setup(seats, {}, rng)
     positions = []
+    plays = invalid = 0
     while state["phase"] != "over" and state["turn"] <= MAX_TURNS:
-        seat = state["current"]
+        seat, before = state["current"], state
         seen = engine.view(state, seat)
         start, start_cpu = time.perf_counter(), time.thread_time()
         error = False
@@ -119,17 +137,18 @@ def play_game(job: tuple) -> dict:
             valid = False
             state, _events = engine.apply(state, seat, engine.table_choice(state, seat), rng)
         if levels[seat] == "strong" and seen["phase"] == "play":
-            row = {**measured(seen, action, wall, cpu), "valid": valid, "error": error}
-            if row["played"] < row["optimum"] and not error:
-                d = LAST["decision"]
-                row["miss"] = (f"table {len(seen['table'])}, hand {len(seen['hand'])}: stages run {d.stages},"
-                               f" solves {d.solves}, layouts {d.attempts}, wall {wall:.2f} s, cpu {cpu:.2f} s")
-            positions.append(row)
+            plays += action["type"] == "play"
+            invalid += not valid
+            if in_suite:
+                row = {**measured(seen, action, wall, cpu), "valid": valid, "error": error, "state": before}
+                if row["played"] < row["optimum"] and not error:
+                    row["miss"] = miss(seen, wall, cpu)
+                positions.append(row)
     places = {row["seat"]: row["place"] for row in engine.outcome(state) or []}
     firsts = [seat for seat, place in places.items() if place == 1]
     score = (1.0 / len(firsts)) if me in firsts else 0.0
     return {"kind": "game", "opponent": opponent, "seats": seats, "score": score, "positions": positions,
-            "turns": state["turn"], "over": state["phase"] == "over"}
+            "turns": state["turn"], "over": state["phase"] == "over", "plays": plays, "invalid": invalid}
 
 
 # --- positions where only a crossing plays --------------------------------------------------------
@@ -211,62 +230,108 @@ def crossing_job(job: tuple) -> dict:
     wall, cpu = time.perf_counter() - start, time.thread_time() - start_cpu
     valid = action["type"] != "play" or tiles_ai.acceptable(tiles_ai.Position.of(view), action["table"])
     return {"kind": "crossing", "position": {"played": added(view, action), "optimum": 0, "proved": True,
-                                             "wall": wall, "cpu": cpu, "valid": valid}}
+                                             "wall": wall, "cpu": cpu, "valid": valid, "view": view}}
 
 
 def run(job: tuple) -> dict:
     return crossing_job(job) if job[0] == "crossing" else play_game(job)
 
 
+# --- decision time with the settings of live play ---------------------------------------------------
+
+
+def timed_again(row: dict) -> dict:
+    """A suite position decided again as live play decides it: the default time limit, no node limit."""
+    view = row["view"]
+    start, start_cpu = time.perf_counter(), time.thread_time()
+    action = strong(view, time_limit=LIVE_TIME_LIMIT, node_limit=None)
+    wall, cpu = time.perf_counter() - start, time.thread_time() - start_cpu
+    if action["type"] != "play":
+        valid = True
+    elif "state" in row:  # judged by the engine itself, as in the games
+        try:
+            engine.apply(row["state"], view["seat"], action)
+            valid = True
+        except IllegalAction:
+            valid = False
+    else:  # a hand-made position has no game behind it: the engine's checks, as the AI runs them
+        valid = tiles_ai.acceptable(tiles_ai.Position.of(view), action["table"])
+    timed = {"played": added(view, action), "optimum": row["optimum"], "proved": row["proved"], "wall": wall,
+             "cpu": cpu, "valid": valid}
+    if timed["played"] < timed["optimum"]:
+        timed["miss"] = miss(view, wall, cpu)
+    return timed
+
+
 # --- report ---------------------------------------------------------------------------------------
 
 
-def report(results: list[dict], elapsed: float, workers: int) -> bool:
+def compared(positions: list[dict], label: str) -> bool:
+    """Tiles against the optimum without crossings, and validity; True when the targets are met."""
+    fewer = sum(p["played"] < p["optimum"] for p in positions)
+    more = sum(p["played"] > p["optimum"] for p in positions)
+    valid = sum(p["valid"] for p in positions)
+    unproved = sum(not p["proved"] for p in positions)
+    print(f"{label}: {len(positions)} positions")
+    print(f"  tiles played >= optimum without crossings: {1 - fewer / len(positions):.2%}"
+          f" ({fewer} fewer; target 100%: {'met' if not fewer else 'MISSED'})")
+    print(f"  plays more than that optimum: {more / len(positions):.2%} ({more})")
+    print(f"  tables the engine accepted: {valid / len(positions):.2%}"
+          f" (target 100%: {'met' if valid == len(positions) else 'MISSED'})")
+    print(f"  mean tiles a decision: AI {statistics.fmean(p['played'] for p in positions):.2f},"
+          f" optimum without crossings {statistics.fmean(p['optimum'] for p in positions):.2f}"
+          f" ({unproved} yardsticks not proved optimal within their time)")
+    for p in positions:
+        if "miss" in p:
+            print(f"    fewer ({p['played']} < {p['optimum']}): {p['miss']}")
+    return not fewer and valid == len(positions)
+
+
+def times(positions: list[dict], label: str) -> bool:
+    wall = [p["wall"] for p in positions]
+    cpu = [p["cpu"] for p in positions]
+    p95 = percentile(wall, 0.95)
+    print(f"{label} (s), wall: p50 {percentile(wall, 0.5):.3f}  p95 {p95:.3f}  max {max(wall):.3f}"
+          f"  | cpu: p50 {percentile(cpu, 0.5):.3f}  p95 {percentile(cpu, 0.95):.3f}  max {max(cpu):.3f}")
+    return p95 <= TARGET_P95_S and max(wall) <= TARGET_MAX_S
+
+
+def report(results: list[dict], elapsed: float, workers: int, timed: list[dict] | None = None) -> bool:
     ok = True
-    positions = [p for r in results if r["kind"] == "game" for p in r["positions"]]
+    games = [r for r in results if r["kind"] == "game"]
+    plays, invalid = sum(r["plays"] for r in games), sum(r["invalid"] for r in games)
+    if games:
+        print(f"games: {len(games)}; the AI's plays in them: {plays:,}, refused by the engine: {invalid}"
+              f" (target 0: {'met' if not invalid else 'MISSED'})")
+        ok &= not invalid
+    positions = [p for r in games for p in r["positions"]]
     crossing = [r["position"] for r in results if r["kind"] == "crossing" and r["position"]]
-    print(f"positions from self-play: {len(positions)} decisions of the strong AI in phase play")
-    if positions:
-        fewer = sum(p["played"] < p["optimum"] for p in positions)
-        more = sum(p["played"] > p["optimum"] for p in positions)
-        valid = sum(p["valid"] for p in positions)
-        unproved = sum(not p["proved"] for p in positions)
-        print(f"  tiles played >= optimum without crossings: {1 - fewer / len(positions):.2%}"
-              f" ({fewer} fewer; target 100%: {'met' if not fewer else 'MISSED'})")
-        print(f"  plays more than that optimum: {more / len(positions):.2%} ({more})")
-        print(f"  tables the engine accepted: {valid / len(positions):.2%}"
-              f" (target 100%: {'met' if valid == len(positions) else 'MISSED'})")
-        print(f"  mean tiles a decision: AI {statistics.fmean(p['played'] for p in positions):.2f},"
-              f" optimum without crossings {statistics.fmean(p['optimum'] for p in positions):.2f}"
-              f" ({unproved} yardsticks not proved optimal)")
-        for p in positions:
-            if "miss" in p:
-                print(f"    fewer ({p['played']} < {p['optimum']}): {p['miss']}")
+    suite = positions + crossing
+    if suite:
+        print(f"\nthe suite: {len(positions)} positions from self-play and {len(crossing)} hand-made positions"
+              f" where only a crossing plays (target at least {TARGET_SUITE:,} in all:"
+              f" {'met' if len(suite) >= TARGET_SUITE else 'MISSED'})")
+        ok &= compared(suite, f"the AI with node_limit={NODE_LIMIT}")
+        if crossing:
+            played = sum(p["played"] > 0 for p in crossing)
+            print(f"  hand-made positions: the AI played in {played / len(crossing):.1%} of {len(crossing)}")
         errors = sum(p.get("error", False) for p in positions)
         print(f"  searches that failed with an error (a draw or pass sent instead): {errors}")
-        ok &= not fewer and valid == len(positions) and not errors
-    if crossing:
-        plays = sum(p["played"] > 0 for p in crossing)
-        valid = sum(p["valid"] for p in crossing)
-        print(f"hand-made positions where only a crossing plays: {len(crossing)};"
-              f" the AI played in {plays / len(crossing):.1%}, valid {valid / len(crossing):.1%}")
-        ok &= valid == len(crossing)
-        positions = positions + crossing
-    if positions:
-        wall = [p["wall"] for p in positions]
-        cpu = [p["cpu"] for p in positions]
-        p95 = percentile(wall, 0.95)
-        print(f"decision time (s), wall: p50 {percentile(wall, 0.5):.3f}  p95 {p95:.3f}  max {max(wall):.3f}"
-              f"  | cpu: p50 {percentile(cpu, 0.5):.3f}  p95 {percentile(cpu, 0.95):.3f}  max {max(cpu):.3f}"
-              f"  ({len(wall)} decisions, {workers} workers)")
-        print(f"  targets p95 <= {TARGET_P95_S} s: {'met' if p95 <= TARGET_P95_S else 'MISSED'};"
-              f" max <= {TARGET_MAX_S} s: {'met' if max(wall) <= TARGET_MAX_S else 'MISSED'}")
-        ok &= p95 <= TARGET_P95_S and max(wall) <= TARGET_MAX_S
-    games: dict[tuple[str, int], list[dict]] = {}
-    for r in results:
-        if r["kind"] == "game":
-            games.setdefault((r["opponent"], r["seats"]), []).append(r)
-    for (opponent, seats), rows in sorted(games.items(), key=lambda item: (item[0][1], item[0][0])):
+        ok &= not errors and len(suite) >= TARGET_SUITE
+        times(suite, "  decision time in the games, both cores busy")
+    if timed:
+        print(f"\ndecision time with the settings of live play (time limit {LIVE_TIME_LIMIT:g} s, no node limit),"
+              " one position at a time, no game running")
+        ok &= compared(timed, "the AI as live play runs it")
+        met = times(timed, "  decision time")
+        print(f"  targets p95 <= {TARGET_P95_S} s, max <= {TARGET_MAX_S} s: {'met' if met else 'MISSED'}")
+        ok &= met
+    duels: dict[tuple[str, int], list[dict]] = {}
+    for r in games:
+        duels.setdefault((r["opponent"], r["seats"]), []).append(r)
+    if duels:
+        print()
+    for (opponent, seats), rows in sorted(duels.items(), key=lambda item: (item[0][1], item[0][0])):
         n = len(rows)
         rate = sum(r["score"] for r in rows) / n
         error = (rate * (1 - rate) / n) ** 0.5
@@ -279,7 +344,7 @@ def report(results: list[dict], elapsed: float, workers: int) -> bool:
         elif seats > 2:
             line += f"  (parity {1 / seats:.0%})"
         print(line)
-    print(f"\n{elapsed:.0f} s wall time")
+    print(f"\n{elapsed:.0f} s wall time, {workers} workers for the games")
     return ok
 
 
@@ -287,21 +352,27 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=1000, help="two-seat games against each opponent")
     parser.add_argument("--tables", type=int, default=None, help="games at three and at four seats"
-                        " (default: games / 10)")
-    parser.add_argument("--crossings", type=int, default=200, help="hand-made crossing positions to draw")
+                        " (default: games / 5)")
+    parser.add_argument("--suite", type=int, default=50, help="two-seat games of each duel whose positions"
+                        " make the suite")
+    parser.add_argument("--crossings", type=int, default=400, help="hand-made crossing positions to draw")
+    parser.add_argument("--timing", type=int, default=None, help="suite positions to decide again with the"
+                        " settings of live play (default: all)")
     parser.add_argument("--workers", type=int, default=min(2, multiprocessing.cpu_count()))
     parser.add_argument("--progress", type=int, default=0, help="print the figures so far every N jobs")
     parser.add_argument("--seed", default=None, help="any text: derive the games from it instead of fresh seeds")
     args = parser.parse_args(argv)
-    tables = args.games // 10 if args.tables is None else args.tables
+    tables = args.games // 5 if args.tables is None else args.tables
 
     jobs = [("crossing", n, args.seed or fairness.new_seed()) for n in range(args.crossings)]
     for opponent, seats, count in (("nocross", 2, args.games), ("basic", 2, args.games),
                                    ("nocross", 3, tables), ("nocross", 4, tables)):
         seeds = [game_seed(args.seed, f"{opponent} {seats}", n) for n in range((count + seats - 1) // seats)]
-        jobs += [("game", opponent, seats, n, seeds[n // seats]) for n in range(count)]
-    # interleave the kinds so that a run cut short still has some of each
-    jobs.sort(key=lambda job: (job[3] if job[0] == "game" else job[1], job[0]))
+        jobs += [("game", opponent, seats, n, seeds[n // seats], seats == 2 and n < args.suite)
+                 for n in range(count)]
+    # the suite's games first (they cost the most), then the kinds interleaved so that a run cut short
+    # still has some of each
+    jobs.sort(key=lambda job: (job[0] == "game" and not job[5], job[3] if job[0] == "game" else job[1], job[0]))
     start = time.perf_counter()
     results: list[dict] = []
     pool = multiprocessing.Pool(args.workers) if args.workers > 1 else None
@@ -313,8 +384,12 @@ def main(argv: list[str] | None = None) -> int:
             print(flush=True)
     if pool:
         pool.close()
+        pool.join()
+    suite = [p for r in results if r["kind"] == "game" for p in r["positions"]]
+    suite += [r["position"] for r in results if r["kind"] == "crossing" and r["position"]]
+    timed = [timed_again(row) for row in suite[:args.timing]]
     print(f"=== all {len(jobs)} jobs")
-    return 0 if report(results, time.perf_counter() - start, args.workers) else 1
+    return 0 if report(results, time.perf_counter() - start, args.workers, timed) else 1
 
 
 if __name__ == "__main__":
