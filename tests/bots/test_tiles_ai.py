@@ -217,6 +217,16 @@ def test_the_benchmark_builds_positions_that_only_a_crossing_plays():
         assert ai.acceptable(ai.Position.of(view), action["table"])
 
 
+def test_the_benchmark_runs_its_three_parts_and_says_what_it_missed(capsys):
+    code = bench.main(["--games", "1", "--tables", "0", "--suite", "1", "--crossings", "6", "--workers", "1",
+                       "--seed", "test"])
+    printed = capsys.readouterr().out
+    assert "games: 2; the AI's plays in them:" in printed and "refused by the engine: 0" in printed
+    assert "the suite:" in printed and "(target at least 2,000 in all: MISSED)" in printed
+    assert "decision time with the settings of live play" in printed
+    assert code == 1  # a suite this small misses its size target, and the run says so
+
+
 def test_the_platform_passes_the_time_limit_from_its_settings(settings, monkeypatch):
     from rooms import bot_runner
 
