@@ -39,7 +39,7 @@ def english_after_each_test():
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup):
+def django_db_setup(django_db_setup, django_db_blocker):
     """pytest-django's, and before it drops the test database, which cannot go while a session is open on it:
     the sockets' read threads keep their connections, and so do ended threads' connections that config.asgi's
     gc.freeze() (run again by every test that imports it) moved out of the collector's reach."""
@@ -51,6 +51,21 @@ def django_db_setup(django_db_setup):
     close_read_pool()
     gc.unfreeze()
     gc.collect()  # a collected connection closes its session
+    with django_db_blocker.unblock():
+        _end_other_sessions()
+
+
+def _end_other_sessions() -> None:
+    """On PostgreSQL, end what still holds a session on the test database (a thread of an in-process
+    worker or live server keeps its connection open for DB_CONN_MAX_AGE), so that it can be dropped."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                       " WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    connection.close()
 
 
 @pytest.fixture(autouse=True, scope="session")
