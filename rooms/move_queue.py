@@ -33,6 +33,7 @@ import threading
 import time
 import uuid
 import weakref
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 import redis.asyncio
@@ -42,7 +43,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 
-from rooms import broadcast, live, services
+from rooms import broadcast, codes, live, services
 
 log = logging.getLogger("wickwise.moves")
 
@@ -138,8 +139,9 @@ def claim_played(payload: dict) -> None:
         raise services.ServiceError("busy", _("The server cannot take moves just now; please try again.")) from None
 
 
-def play(payload: dict) -> None:
-    """Play one queued request, or send its refusal to the socket that sent it."""
+def play(payload: dict, *, games_in_play: dict | None = None) -> None:
+    """Play one queued request, or send its refusal to the socket that sent it. `games_in_play`: the calling
+    thread's memory of the games it played last (services.submit_move), or None."""
     age = time.time() - payload["sent_at"]
     if time.time() > payload.get("deadline", payload["sent_at"] + answer_within()):
         log.warning("%s for room %s seat %s dropped: %.1f s old, its socket was told", payload["kind"],
@@ -150,11 +152,15 @@ def play(payload: dict) -> None:
         try:
             with services.checked_before_commit(lambda: claim_played(payload)):
                 if payload["kind"] == "move":
-                    services.submit_move(**asked, seq=payload["seq"], action=payload["action"])
-                elif payload["kind"] == "start":
-                    services.start_game(**asked)
+                    services.submit_move(**asked, seq=payload["seq"], action=payload["action"],
+                                         games_in_play=games_in_play)
                 else:
-                    services.play_again(**asked)
+                    if games_in_play is not None:  # the game it starts is written anew
+                        games_in_play.pop(codes.normalize(payload["room"]), None)
+                    if payload["kind"] == "start":
+                        services.start_game(**asked)
+                    else:
+                        services.play_again(**asked)
         except AlreadyAnswered:
             log.info("%s for room %s seat %s dropped: answered elsewhere", payload["kind"], payload["room"],
                      payload["seat"])
@@ -187,12 +193,16 @@ return moved
 
 
 class MovePlayer:
-    """Takes queued requests and plays them in a pool of threads (on PostgreSQL, those of different rooms
-    at once; the room's lock orders those of one room). Any number of workers may run: a move from the
-    queue to a worker's own list hands each request to one of them, and the list outlives the worker."""
+    """Takes queued requests and plays them in threads of its own. Each room belongs to one of them (its code
+    hashed), so a room's requests are played one after the other in the order taken, and published in that
+    order, and no two of this worker's threads wait on one room's lock. Each thread remembers the games it
+    played last (services.submit_move: on PostgreSQL, a move then needs no locked read). Any number of
+    workers may run: a move from the queue to a worker's own list hands each request to one of them, and
+    the list outlives the worker; the row versions keep two workers playing one room apart."""
 
     def __init__(self, *, threads: int = 4):
-        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="move")
+        self.shards = [ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"move{n}") for n in range(threads)]
+        self.games_in_play: list[dict] = [{} for _shard in self.shards]  # each used by its shard's thread alone
         # Take only what this worker's threads can start on soon: moves left in Redis go to whichever
         # worker is free, and a worker that stops loses none it has not begun.
         self.free = threading.BoundedSemaphore(threads * 2)
@@ -212,7 +222,8 @@ class MovePlayer:
     def stop(self) -> None:
         self.stopping.set()
         self.thread.join(timeout=10)
-        self.pool.shutdown(wait=True)  # moves already taken are played
+        for shard in self.shards:
+            shard.shutdown(wait=True)  # moves already taken are played
         try:
             redis_client = live.client()
             redis_client.delete(self.alive_key)
@@ -272,12 +283,22 @@ class MovePlayer:
             for _unused in range(slots - len(raws)):
                 self.free.release()
             for raw in raws:
-                self.pool.submit(self._play, raw)
+                self._hand_to_shard(raw)
 
-    def _play(self, raw: str) -> None:
+    def _hand_to_shard(self, raw: str) -> None:
+        try:
+            payload = json.loads(raw)
+            shard = zlib.crc32(codes.normalize(payload["room"]).encode()) % len(self.shards)
+        except Exception:  # played (and logged) by the first thread, as any request that cannot be played
+            payload, shard = None, 0
+        self.shards[shard].submit(self._play, raw, payload, self.games_in_play[shard])
+
+    def _play(self, raw: str, payload: dict | None, games_in_play: dict) -> None:
         close_old_connections()
         try:
-            play(json.loads(raw))
+            if payload is None:
+                payload = json.loads(raw)
+            play(payload, games_in_play=games_in_play)
         except Exception:  # one bad move must not stop the worker; its socket hears of it by the deadline
             log.exception("queued move %.200s failed", raw)
         finally:
