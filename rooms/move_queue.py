@@ -128,13 +128,21 @@ def claim_played(payload: dict) -> None:
     """The worker's last look, inside the request's transaction just before its commit. Past its deadline,
     the request is refused (and its player told, unless its socket already did); before it, the worker
     claims the request, and drops it silently if it was answered elsewhere."""
+    late = time.time() > payload.get("deadline", payload["sent_at"] + answer_within())
+    if payload.get("claimed"):
+        # This worker claimed it for a first try that wrote nothing (services.submit_move: the game had
+        # moved on); the try that writes it still keeps the deadline, for a socket that cannot ask Redis.
+        if late:
+            raise _too_late()
+        return
     try:
-        if time.time() > payload.get("deadline", payload["sent_at"] + answer_within()):
+        if late:
             if live.client().set(_answer_key(payload["mover"]), "told", nx=True, ex=_answer_ttl()):
                 raise _too_late()
             raise AlreadyAnswered
         if not live.client().set(_answer_key(payload["mover"]), "played", nx=True, ex=_answer_ttl()):
             raise AlreadyAnswered
+        payload["claimed"] = True
     except RedisError:
         raise services.ServiceError("busy", _("The server cannot take moves just now; please try again.")) from None
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, OperationalError, connection, connections, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -238,8 +238,11 @@ _SAVE_WHAT_A_MOVE_CHANGES = _CompiledSave(Game, update_fields=_FIELDS_A_MOVE_CHA
 
 class _MoveWhereVersion:
     """A move's two writes in one statement (PostgreSQL: a writing WITH), the game's only where its row
-    still has the version read, and the move's only if the game's was: one round trip, and nothing written
-    when another writer came first. Each value is prepared by its field, as the two statements above do."""
+    still has the version read, and the move's only if the game's was: run outside any transaction, one
+    round trip with its commit, and nothing written when another writer came first. Each value is prepared
+    by its field, as the two statements above do."""
+
+    LOCK_TIMEOUT_MS = 100
 
     def __init__(self, update: _CompiledSave, insert: _CompiledSave):
         self.update, self.insert = update, insert
@@ -252,6 +255,10 @@ class _MoveWhereVersion:
             assigned = ", ".join(f"{quote(field.column)} = %s" for field in self.update.fields)
             columns = ", ".join(quote(field.column) for field in self.insert.fields)
             self.sql = (
+                # Sent as one message with the statement it guards: they run as one transaction, and a move
+                # that would wait longer on the game's row goes the locked way instead (the last look came
+                # before this statement, so it must not be kept long after it).
+                f"SET LOCAL lock_timeout = '{self.LOCK_TIMEOUT_MS}ms'; "
                 f"WITH written AS (UPDATE {quote(game.db_table)} SET {assigned} "
                 f"WHERE {quote(game.pk.column)} = %s AND {quote('version')} = %s RETURNING 1) "
                 f"INSERT INTO {quote(move.db_table)} ({columns}) "
@@ -263,11 +270,18 @@ class _MoveWhereVersion:
         params = [field.get_db_prep_save(field.pre_save(game, False), connection) for field in self.update.fields]
         params += [game.pk, read_version]
         params += [field.get_db_prep_save(field.pre_save(move, True), connection) for field in self.insert.fields]
-        with connection.cursor() as cursor:
-            cursor.execute(self._statement(), params)
-            return cursor.rowcount == 1
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(self._statement(), params)
+                cursor.nextset()  # the SET's result, then the statement's
+                return cursor.rowcount == 1
+        except OperationalError as error:  # the game's row was held longer than the lock timeout
+            if getattr(error.__cause__, "sqlstate", None) == _LOCK_NOT_AVAILABLE:
+                return False
+            raise
 
 
+_LOCK_NOT_AVAILABLE = "55P03"
 _MOVE_WHERE_VERSION = _MoveWhereVersion(_SAVE_WHAT_A_MOVE_CHANGES, _INSERT_MOVE)
 
 
@@ -627,14 +641,21 @@ def submit_move(*, room_code: str, seat: int, seq, action, by: str = Move.By.PLA
         games_in_play = None
     if games_in_play is not None:
         remembered = games_in_play.pop(code, None)
-        if remembered is not None:
+        if remembered is not None and not connection.in_atomic_block:
+            after_commit: list = []
             try:
-                with _writing():
-                    game = _apply_remembered(remembered, seat=seat, seq=seq, action=action, by=by, mover=mover)
-                    transaction.on_commit(lambda: games_in_play.__setitem__(code, game))
-                    return game
+                game = _apply_remembered(remembered, seat=seat, seq=seq, action=action, by=by, mover=mover,
+                                         after_commit=after_commit.append)
             except _NotRemembered:
                 pass
+            else:
+                games_in_play[code] = game
+                for step in after_commit:  # each runs even when another fails, as after any commit here
+                    try:
+                        step()
+                    except Exception:
+                        log.exception("a step after a move's commit failed")
+                return game
     try:
         with _writing():
             room = _room_for_update(room_code)
@@ -719,11 +740,14 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
         transaction.on_commit(lambda: broadcast.room_changed(room.code))
 
 
-def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str, mover: str | None) -> Game:
-    """A move on a game as this thread last committed it, with no read: one statement writes the game where
-    its version is still the remembered one, and inserts the move only then. Raises _NotRemembered, having
-    written nothing, when that is not so or the move needs more than that (a refusal, which the locked
-    path words from the database, a game ending, the room's activity due); returns the game as written."""
+def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str, mover: str | None,
+                      after_commit) -> Game:
+    """A move on a game as this thread last committed it, with no read and one round trip: one statement,
+    its own transaction, writes the game where its version is still the one remembered, and inserts the
+    move only then. The last look (`checked_before_commit`) comes just before it. Raises _NotRemembered,
+    having written nothing, when the version has moved or the move needs more than that (a refusal, which
+    the locked path words from the database, a game ending, the room's activity due). Returns the game as
+    written; what follows the commit is handed to `after_commit`, in order."""
     game = copy.copy(remembered)  # the remembered one stays as it was if this move goes the usual way
     try:
         spec, acting, state, events = _checked(game, seat=seat, seq=seq, action=action, by=by)
@@ -738,25 +762,29 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
     after = _advance(game, spec, previous_to_act=acting, acted=seat, events=events)
     if game.is_over:  # a new game for the room: under the room's lock
         raise _NotRemembered
+    last_look = _last_look.get()
+    if last_look is not None:
+        last_look()  # a refusal here leaves nothing written
     if not _MOVE_WHERE_VERSION.run(game, Move(game=game, seq=game.seq, seat=seat, action=action, by=by),
                                    read_version):
         raise _NotRemembered  # another writer came first: nothing was written
-    _after_move(game, spec, seat=seat, by=by, events=events, after=after, mover=mover)
+    _after_move(game, spec, seat=seat, by=by, events=events, after=after, mover=mover, on_commit=after_commit)
     return game
 
 
-def _after_move(game: Game, spec, *, seat: int, by: str, events, after, mover: str | None) -> None:
-    """What a move leaves for after its commit: the update, the timers, the drafts."""
+def _after_move(game: Game, spec, *, seat: int, by: str, events, after, mover: str | None,
+                on_commit=transaction.on_commit) -> None:
+    """What a move leaves for after its commit (`on_commit`): the update, the timers, the drafts."""
     if by in (Move.By.STAND_IN, Move.By.TABLE):
         # The player was away or out of time: their table says who decided for them, now or on return.
         events = [*events, {"type": "played_for", "seat": seat, "by": by, "only": seat}]
     if by != Move.By.BOT:
         game_id = game.pk
-        transaction.on_commit(lambda: live.note_played_for(game_id, seat, None if by == Move.By.PLAYER else by))
-    transaction.on_commit(broadcast.prepare_game_update(game, events, mover=mover))
-    transaction.on_commit(after)
+        on_commit(lambda: live.note_played_for(game_id, seat, None if by == Move.By.PLAYER else by))
+    on_commit(broadcast.prepare_game_update(game, events, mover=mover))
+    on_commit(after)
     if spec.drafts:
-        _discard_ended_draft(game)
+        _discard_ended_draft(game, on_commit)
 
 
 def _refuse_while_draft_changed(game: Game, spec, seat: int) -> None:
@@ -770,12 +798,12 @@ def _refuse_while_draft_changed(game: Game, spec, seat: int) -> None:
                                                  "turn found it."))
 
 
-def _discard_ended_draft(game: Game) -> None:
+def _discard_ended_draft(game: Game, on_commit=transaction.on_commit) -> None:
     """After the commit, the draft goes unless the decision it was made for is still pending."""
     from rooms import drafts
 
     game_id, prompts = game.pk, dict(game.prompts) if not game.is_over else {}
-    transaction.on_commit(lambda: drafts.discard_stale(game_id, prompts))
+    on_commit(lambda: drafts.discard_stale(game_id, prompts))
 
 
 def fire_countdown(*, game_id: int, seq: int) -> int:

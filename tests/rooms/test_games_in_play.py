@@ -5,8 +5,10 @@ database, never against the memory."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from rooms import services
@@ -89,3 +91,28 @@ def test_a_stale_memory_never_refuses_a_move_the_database_allows():
                                   games_in_play=memory)
     assert played.seq == game.seq + 1
     assert Move.objects.filter(game=game, seq=game.seq + 1, seat=0).exists()
+
+
+def test_a_remembered_game_whose_row_is_held_is_played_the_locked_way_once_it_is_free():
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, memory)
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_game():  # another writer, in no hurry
+        try:
+            with transaction.atomic():
+                Game.objects.select_for_update().get(pk=game.pk)
+                held.set()
+                release.wait(5)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_game)
+    holder.start()
+    assert held.wait(5)
+    threading.Timer(0.5, release.set).start()
+    played = _move(code, 1, memory)  # waits past the fast path's lock timeout, then under the locks
+    holder.join()
+    assert played.seq == 2
+    assert list(Move.objects.filter(game=game).order_by("seq").values_list("seq", "seat")) == [(1, 0), (2, 1)]
