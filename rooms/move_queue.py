@@ -27,13 +27,13 @@ puts those requests back at the head of the queue, to be played if their deadlin
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import logging
 import threading
 import time
 import uuid
 import weakref
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 import redis.asyncio
@@ -201,16 +201,20 @@ return moved
 
 
 class MovePlayer:
-    """Takes queued requests and plays them in threads of its own. Each room belongs to one of them (its code
-    hashed), so a room's requests are played one after the other in the order taken, and published in that
-    order, and no two of this worker's threads wait on one room's lock. Each thread remembers the games it
-    played last (services.submit_move: on PostgreSQL, a move then needs no locked read). Any number of
-    workers may run: a move from the queue to a worker's own list hands each request to one of them, and
-    the list outlives the worker; the row versions keep two workers playing one room apart."""
+    """Takes queued requests and plays them in a pool of threads of its own, one room at a time: a room with
+    a request in play has its next ones wait, in the order taken, and each goes to the pool once the one
+    before it is done. So this worker plays and publishes a room's requests in order, none of its threads
+    waits on a room's lock behind another of them, and any free thread takes the next room (a room tied to
+    one thread by a hash of its code left some threads with more rooms than others). The games played last
+    are remembered by room (services.submit_move: on PostgreSQL, a move then needs no locked read).
+    Any number of workers may run: a move from the queue to a worker's own list hands each request to one
+    of them, and the list outlives the worker; the games' row versions keep two workers apart."""
 
     def __init__(self, *, threads: int = 4):
-        self.shards = [ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"move{n}") for n in range(threads)]
-        self.games_in_play: list[dict] = [{} for _shard in self.shards]  # each used by its shard's thread alone
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="move")
+        self.rooms_in_play: dict[str, collections.deque] = {}  # a room's requests waiting on the one in play
+        self.rooms_lock = threading.Lock()
+        self.games_in_play: dict = {}  # by room code; a room's entry is used by one thread at a time
         # Take only what this worker's threads can start on soon: moves left in Redis go to whichever
         # worker is free, and a worker that stops loses none it has not begun.
         self.free = threading.BoundedSemaphore(threads * 2)
@@ -230,8 +234,12 @@ class MovePlayer:
     def stop(self) -> None:
         self.stopping.set()
         self.thread.join(timeout=10)
-        for shard in self.shards:
-            shard.shutdown(wait=True)  # moves already taken are played
+        while True:  # moves already taken are played, those waiting behind another of their room's too
+            with self.rooms_lock:
+                if not self.rooms_in_play:
+                    break
+            time.sleep(0.05)
+        self.pool.shutdown(wait=True)
         try:
             redis_client = live.client()
             redis_client.delete(self.alive_key)
@@ -291,28 +299,49 @@ class MovePlayer:
             for _unused in range(slots - len(raws)):
                 self.free.release()
             for raw in raws:
-                self._hand_to_shard(raw)
+                self._hand_to_room(raw)
 
-    def _hand_to_shard(self, raw: str) -> None:
+    def _hand_to_room(self, raw: str) -> None:
         try:
             payload = json.loads(raw)
-            shard = zlib.crc32(codes.normalize(payload["room"]).encode()) % len(self.shards)
-        except Exception:  # played (and logged) by the first thread, as any request that cannot be played
-            payload, shard = None, 0
-        self.shards[shard].submit(self._play, raw, payload, self.games_in_play[shard])
+            room = codes.normalize(payload["room"])
+        except Exception:  # played (and logged) by a thread as any request that cannot be played
+            self.pool.submit(self._play, raw, None, None)
+            return
+        with self.rooms_lock:
+            waiting = self.rooms_in_play.get(room)
+            if waiting is not None:
+                waiting.append((raw, payload))
+                return
+            self.rooms_in_play[room] = collections.deque()
+        self.pool.submit(self._play, raw, payload, room)
 
-    def _play(self, raw: str, payload: dict | None, games_in_play: dict) -> None:
+    def _next_of_room(self, room: str) -> None:
+        """The room's request in play is done: its next one goes to the pool, or the room leaves."""
+        with self.rooms_lock:
+            waiting = self.rooms_in_play[room]
+            if not waiting:
+                del self.rooms_in_play[room]
+                return
+            raw, payload = waiting.popleft()
+        self.pool.submit(self._play, raw, payload, room)
+
+    def _play(self, raw: str, payload: dict | None, room: str | None) -> None:
         close_old_connections()
         try:
             if payload is None:
                 payload = json.loads(raw)
-            play(payload, games_in_play=games_in_play)
+            play(payload, games_in_play=self.games_in_play)
         except Exception:  # one bad move must not stop the worker; its socket hears of it by the deadline
             log.exception("queued move %.200s failed", raw)
         finally:
-            self.free.release()
-            close_old_connections()
             try:
-                live.client().lrem(self.taken_key, 1, raw)
-            except RedisError:
-                log.warning("could not clear a played request from this worker's list")
+                self.free.release()
+                close_old_connections()
+                try:
+                    live.client().lrem(self.taken_key, 1, raw)
+                except RedisError:
+                    log.warning("could not clear a played request from this worker's list")
+            finally:  # whatever failed above, the room's next request is not left waiting
+                if room is not None:
+                    self._next_of_room(room)

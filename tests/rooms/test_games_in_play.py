@@ -5,13 +5,15 @@ database, never against the memory."""
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from rooms import services
+from rooms import move_queue, services
 from rooms.models import Game, Move
 from tests.rooms.helpers import candle_for, game_in_play, started_room, what_moves_change
 
@@ -117,3 +119,37 @@ def test_a_remembered_game_whose_row_is_held_is_played_the_locked_way_once_it_is
     holder.join()
     assert played.seq == 2
     assert list(Move.objects.filter(game=game).order_by("seq").values_list("seq", "seat")) == [(1, 0), (2, 1)]
+
+
+def test_a_worker_plays_a_rooms_requests_one_at_a_time_in_the_order_taken(monkeypatch):
+    """Rooms share the move threads, but a room's requests never run side by side nor overtake each other."""
+    playing: dict[str, int] = {}
+    played: list[tuple[str, int]] = []
+    overlaps = []
+    guard = threading.Lock()
+
+    def fake_play(payload, *, games_in_play=None):
+        room = payload["room"]
+        with guard:
+            playing[room] = playing.get(room, 0) + 1
+            if playing[room] > 1:
+                overlaps.append(room)
+        time.sleep(0.01)
+        with guard:
+            playing[room] -= 1
+            played.append((room, payload["n"]))
+
+    monkeypatch.setattr(move_queue, "play", fake_play)
+    player = move_queue.MovePlayer(threads=3)
+    for n in range(12):
+        assert player.free.acquire(timeout=10)  # as the intake does before it takes a request
+        player._hand_to_room(json.dumps({"room": "AAAAAA" if n % 3 else "BBBBBB", "n": n}))
+    deadline = time.monotonic() + 10
+    while len(played) < 12 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    player.pool.shutdown(wait=True)
+    assert not overlaps
+    for room in ("AAAAAA", "BBBBBB"):
+        numbers = [n for played_room, n in played if played_room == room]
+        assert numbers == sorted(numbers) and numbers
+    assert len(played) == 12 and not player.rooms_in_play
