@@ -204,8 +204,8 @@ class MovePlayer:
     """Takes queued requests and plays them in a pool of threads of its own, one room at a time: a room with
     a request in play has its next ones wait, in the order taken, and each goes to the pool once the one
     before it is done. So this worker plays and publishes a room's requests in order, none of its threads
-    waits on a room's lock behind another of them, and any free thread takes the next room (a room tied to
-    one thread by a hash of its code left some threads with more rooms than others). The games played last
+    waits on a room's lock behind another of them, and any free thread takes the next room (rooms tied to
+    threads by a hash of their codes would give some threads more rooms than others). The games played last
     are remembered by room (services.submit_move: on PostgreSQL, a move then needs no locked read).
     Any number of workers may run: a move from the queue to a worker's own list hands each request to one
     of them, and the list outlives the worker; the games' row versions keep two workers apart."""
