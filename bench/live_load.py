@@ -51,6 +51,7 @@ from websockets.asyncio.client import connect  # noqa: E402
 
 from bench.common import percentile  # noqa: E402
 from scripts.localredis import started_redis  # noqa: E402
+from scripts.run import daphne_command, raise_open_files_limit  # noqa: E402
 
 ERRORS: dict = {}
 CANDLES_ROUNDS = 6  # a game of candles is six rounds: each socket moves once a round
@@ -88,21 +89,36 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=self.env, check=True)
         self.logs = open(workdir / "server.log", "w")  # noqa: SIM115
         self.processes = [
-            subprocess.Popen(
-                [sys.executable, "-m", "daphne", "-v", "0", "-b", "127.0.0.1", "-p", str(self.port),
-                 "--websocket-max-message-size", "8192", "config.asgi:application"],
-                cwd=ROOT, env=self.env, stdout=self.logs, stderr=subprocess.STDOUT),
+            self.start_daphne(),
             subprocess.Popen([sys.executable, "manage.py", "worker", "--move-threads", str(move_threads)],
                              cwd=ROOT, env=self.env, stdout=self.logs, stderr=subprocess.STDOUT),
         ]
-        deadline = time.time() + 30
+        self.wait_listening()
+
+    def wait_listening(self, seconds: float = 30):
+        deadline = time.time() + seconds
         while time.time() < deadline:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
                     return
             except OSError:
-                time.sleep(0.1)
+                time.sleep(0.05)
         raise RuntimeError("daphne did not start")
+
+    def kill_daphne(self):
+        """kill -9, as a crash or an out-of-memory kill would: no socket is closed cleanly."""
+        self.processes[0].kill()
+        self.processes[0].wait()
+
+    def restart_daphne(self):
+        self.processes[0] = self.start_daphne()
+
+    def start_daphne(self) -> subprocess.Popen:
+        """Started as `make run` starts it (scripts/run.py): its listen queue, handshake timeout and
+        open-files limit are part of what is measured."""
+        return subprocess.Popen(daphne_command(sys.executable, host="127.0.0.1", port=self.port, extra=("-v", "0")),
+                                cwd=ROOT, env=self.env, stdout=self.logs, stderr=subprocess.STDOUT,
+                                preexec_fn=raise_open_files_limit)
 
     def post(self, path: str, body: dict) -> dict:
         request = urllib.request.Request(
@@ -406,6 +422,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.clients < 4 or args.clients % 4:
         parser.error("--clients must be a multiple of 4")
+    raise_open_files_limit()
     pairs: list[Pair] = []
     with started_redis() as redis_url:
         server = Server(redis_url, move_threads=args.move_threads)
