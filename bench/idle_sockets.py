@@ -7,8 +7,8 @@ then sit idle as an open room page does: each sends `{"type": "ping"}` every 15 
 PING_EVERY_MS; the first at a random moment of the first 15 s, as pages are opened at different times) and
 answers daphne's own WebSocket pings, as a browser does. It sends no WebSocket pings of its own.
 
-Prints daphne's memory per socket (its resident memory with every socket open, less before the first one
-opened, over the sockets) and the CPU daphne, the worker and Redis spend while the sockets idle: seconds of
+Prints daphne's memory per socket (its resident memory with every socket open, less with the first
+20 open, over the sockets opened in between) and the CPU daphne and the worker spend while the sockets idle: seconds of
 CPU per second, over --seconds, measured twice: with the pages' pings, then with them stopped (daphne's
 own WebSocket pings go on).
 """
@@ -36,6 +36,7 @@ from scripts.localredis import started_redis  # noqa: E402
 from scripts.run import raise_open_files_limit  # noqa: E402
 
 PING_EVERY_SECONDS = 15.0  # static/js/room/socket.js: PING_EVERY_MS
+WARM_UP = 20  # sockets opened before daphne's memory is first read, not counted in the memory per socket
 
 
 def resident_kib(pid: int) -> int:
@@ -48,19 +49,6 @@ def resident_kib(pid: int) -> int:
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def redis_pid(redis_url: str) -> int | None:
-    """The Redis answering on the URL's port, found through /proc (the bench may not have started it)."""
-    port = redis_url.rsplit(":", 1)[-1].split("/")[0]
-    for stat in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            words = stat.read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if words and b"redis-server" in words[0] and any(port.encode() in word for word in words):
-            return int(stat.parent.name)
-    return None
 
 
 class Page:
@@ -103,13 +91,14 @@ class Page:
             self.closed = True
 
 
-async def run(server: Server, tickets: list[dict], seconds: float, batch: int, redis: int | None) -> dict:
+async def run(server: Server, tickets: list[dict], seconds: float, batch: int) -> dict:
     daphne = server.processes[0].pid
+    pages = [Page(server, ticket) for ticket in tickets]
+    await asyncio.gather(*(page.open() for page in pages[:WARM_UP]))  # daphne's first sockets load its pools
     await asyncio.sleep(1)
     rss_before = resident_kib(daphne)
-    pages = [Page(server, ticket) for ticket in tickets]
     opened = time.perf_counter()
-    for start in range(0, len(pages), batch):
+    for start in range(WARM_UP, len(pages), batch):
         await asyncio.gather(*(page.open() for page in pages[start:start + batch]))
     opened = time.perf_counter() - opened
     pinging, stop = asyncio.Event(), asyncio.Event()
@@ -121,7 +110,7 @@ async def run(server: Server, tickets: list[dict], seconds: float, batch: int, r
         if phase == "not pinging":
             pinging.clear()
             await asyncio.sleep(PING_EVERY_SECONDS)
-        pids = {"daphne": daphne, "worker": server.processes[1].pid, **({"redis": redis} if redis else {})}
+        pids = {"daphne": daphne, "worker": server.processes[1].pid}
         before = {name: cpu_seconds(pid) for name, pid in pids.items()}
         pongs_before, started = sum(page.pongs for page in pages), time.perf_counter()
         await asyncio.sleep(seconds)
@@ -152,21 +141,21 @@ def main() -> int:
         server = Server(redis_url, move_threads=4)
         try:
             tickets = open_rooms(server, args.clients // 4)
-            figures = asyncio.run(run(server, tickets, args.seconds, args.open_batch, redis_pid(redis_url)))
+            figures = asyncio.run(run(server, tickets, args.seconds, args.open_batch))
         finally:
             server.stop()
-    per_socket = (figures["rss_open_kib"] - figures["rss_before_kib"]) / args.clients
+    per_socket = (figures["rss_open_kib"] - figures["rss_before_kib"]) / (args.clients - WARM_UP)
     print(f"idle sockets: {args.clients} seated sockets in {args.clients // 4} rooms of four on one daphne + one "
           f"worker, each pinging every {PING_EVERY_SECONDS:g} s as the room page does")
     print(f"  opened in {figures['opened_seconds']:.1f} s, {args.open_batch} at a time; closed by the server "
           f"meanwhile: {figures['closed']}")
     print(f"  daphne resident memory  {figures['rss_before_kib'] / 1024:7.1f} MiB before, "
-          f"{figures['rss_open_kib'] / 1024:7.1f} MiB open: {per_socket:.1f} KiB a socket")
+          f"{figures['rss_open_kib'] / 1024:7.1f} MiB with all open: {per_socket:.1f} KiB a socket (after the first "
+          f"{WARM_UP})")
     for phase in ("pinging", "not pinging"):
         cpu = figures[phase]
-        others = ", ".join(f"{name} {cpu[name]:.3f}" for name in ("worker", "redis") if name in cpu)
-        print(f"  CPU s/s, {phase:11}  daphne {cpu['daphne']:.3f}   ({others}; {cpu['pongs_per_second']:.0f} pongs/s, "
-              f"{args.seconds:g} s)")
+        print(f"  CPU s/s, {phase:11}  daphne {cpu['daphne']:.3f}   (worker {cpu['worker']:.3f}; "
+              f"{cpu['pongs_per_second']:.0f} pongs/s, over {args.seconds:g} s)")
     ping_cost = figures["pinging"]["daphne"] - figures["not pinging"]["daphne"]
     pings = figures["pinging"]["pongs_per_second"]
     if pings:

@@ -55,6 +55,7 @@ from scripts.run import daphne_command, raise_open_files_limit  # noqa: E402
 
 ERRORS: dict = {}
 CANDLES_ROUNDS = 6  # a game of candles is six rounds: each socket moves once a round
+UNANSWERED = ("move_unanswered", "busy")  # refusals of a request that was not played: it may be sent again
 
 
 def free_port() -> int:
@@ -188,14 +189,19 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
             received: dict[int, int] = {}
             round_over = asyncio.Event()
             current = [0]
+            closed = [False]
 
             async def read():  # reads all along, thinking or not, as the players' sockets do
-                async for raw in ws:
-                    message = json.loads(raw)
-                    seen.setdefault((room, message["round"], message["seat"]), []).append(time.perf_counter())
-                    received[message["round"]] = received.get(message["round"], 0) + 1
-                    if received.get(current[0]) == 4:
-                        round_over.set()
+                try:
+                    async for raw in ws:
+                        message = json.loads(raw)
+                        seen.setdefault((room, message["round"], message["seat"]), []).append(time.perf_counter())
+                        received[message["round"]] = received.get(message["round"], 0) + 1
+                        if received.get(current[0]) == 4:
+                            round_over.set()
+                finally:  # closed by the server: fail the phase rather than wait for this round for ever
+                    closed[0] = True
+                    round_over.set()
 
             reader = asyncio.create_task(read())
             waiting[0] -= 1
@@ -212,6 +218,8 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
                 await ws.send(json.dumps({"round": round_, "seat": seat}))
                 if received.get(round_) != 4:
                     await round_over.wait()
+                if closed[0]:
+                    raise RuntimeError(f"an echo socket of room {room} was closed during the phase")
             reader.cancel()
 
     await asyncio.gather(*(one(room, seat) for room in range(clients // 4) for seat in range(4)))
@@ -277,7 +285,7 @@ class Room:
             self.stage.seated()
             await self.stage.all_seated.wait()
             if seat == 0:
-                await ws.send(json.dumps({"type": "start"}))
+                await ws.send(json.dumps({"type": "start", "ref": "start"}))
             await self._play(ws, seat)
             self.finished_seats += 1
             if self.finished_seats == 4:
@@ -294,6 +302,14 @@ class Room:
             kind = message["type"]
             if kind == "error":
                 ERRORS[message["code"]] = ERRORS.get(message["code"], 0) + 1
+                if str(message.get("ref")).startswith("move ") and message["code"] in UNANSWERED:
+                    number, round_ = message["ref"].split()[1:]  # the snapshot that follows asks for it again
+                    acted.discard((int(number), int(round_)))
+                elif message.get("ref") in ("start", "again") and message["code"] in UNANSWERED:
+                    # Not played (the worker had not reached it in time): the host presses again. Counted
+                    # in the errors all the same; without this the room would wait for ever.
+                    await ws.send(json.dumps({"type": "start" if message["ref"] == "start" else "play_again",
+                                              "ref": message["ref"]}))
                 continue
             if kind not in ("snapshot", "update") or message.get("game") is None:
                 continue
@@ -310,7 +326,7 @@ class Room:
                     if finished_games >= self.games:
                         return
                     if seat == 0:
-                        await ws.send(json.dumps({"type": "play_again"}))
+                        await ws.send(json.dumps({"type": "play_again", "ref": "again"}))
                 continue
             if game["status"] != "playing" or seat not in game["to_act"] or view.get("my_pick") is not None:
                 continue
@@ -318,7 +334,7 @@ class Room:
             if key in acted:
                 continue
             acted.add(key)
-            move = {"type": "move", "seq": message["seq"],
+            move = {"type": "move", "seq": message["seq"], "ref": f"move {key[0]} {key[1]}",
                     "action": {"type": "play", "candle": random.choice(view["hand"])}}
             if self.think:  # think in a task of its own: this socket keeps reading meanwhile
                 task = asyncio.create_task(self._move_later(ws, seat, view["round"], game["number"], move))
@@ -332,8 +348,9 @@ class Room:
         await self._move(ws, seat, round_, number, move)
 
     async def _move(self, ws, seat: int, round_: int, number: int, move: dict):
-        self.sent[(number, seat, round_)] = time.perf_counter()
-        self.moves += 1
+        if (number, seat, round_) not in self.sent:  # timed from the first try, if a try went unanswered
+            self.sent[(number, seat, round_)] = time.perf_counter()
+            self.moves += 1
         await ws.send(json.dumps(move))
 
     def latencies(self) -> list[float]:
