@@ -9,8 +9,9 @@ answers daphne's own WebSocket pings, as a browser does. It sends no WebSocket p
 
 Prints daphne's memory per socket (its resident memory with every socket open, less with the first
 20 open, over the sockets opened in between) and the CPU daphne and the worker spend while the sockets idle: seconds of
-CPU per second, over --seconds, measured twice: with the pages' pings, then with them stopped (daphne's
-own WebSocket pings go on).
+CPU per second, over --seconds, measured twice: with no page pinging yet (daphne's own WebSocket pings
+go on), then with the pages' pings, which show what they cost. Pongs answered fewer than pings sent mean
+that daphne cannot keep up.
 """
 
 from __future__ import annotations
@@ -102,14 +103,14 @@ async def run(server: Server, tickets: list[dict], seconds: float, batch: int) -
         await asyncio.gather(*(page.open() for page in pages[start:start + batch]))
     opened = time.perf_counter() - opened
     pinging, stop = asyncio.Event(), asyncio.Event()
-    pinging.set()
     idlers = [asyncio.create_task(page.idle(pinging, stop)) for page in pages]
-    await asyncio.sleep(PING_EVERY_SECONDS)  # every page has sent its first ping: the steady state
+    await asyncio.sleep(5)  # the last sockets' snapshots and room updates are sent
     figures = {"opened_seconds": opened, "rss_before_kib": rss_before}
-    for phase in ("pinging", "not pinging"):
-        if phase == "not pinging":
-            pinging.clear()
-            await asyncio.sleep(PING_EVERY_SECONDS)
+    # Silent first: a daphne that cannot keep up with the pings would still be answering them after.
+    for phase in ("not pinging", "pinging"):
+        if phase == "pinging":
+            pinging.set()
+            await asyncio.sleep(PING_EVERY_SECONDS)  # every page has sent its first ping: the steady state
         pids = {"daphne": daphne, "worker": server.processes[1].pid}
         before = {name: cpu_seconds(pid) for name, pid in pids.items()}
         pongs_before, started = sum(page.pongs for page in pages), time.perf_counter()
@@ -117,8 +118,7 @@ async def run(server: Server, tickets: list[dict], seconds: float, batch: int) -
         elapsed = time.perf_counter() - started
         figures[phase] = {name: (cpu_seconds(pid) - before[name]) / elapsed for name, pid in pids.items()}
         figures[phase]["pongs_per_second"] = (sum(page.pongs for page in pages) - pongs_before) / elapsed
-        if phase == "pinging":
-            figures["rss_open_kib"] = resident_kib(daphne)
+    figures["rss_open_kib"] = resident_kib(daphne)
     stop.set()
     for task in idlers:
         task.cancel()
@@ -152,14 +152,15 @@ def main() -> int:
     print(f"  daphne resident memory  {figures['rss_before_kib'] / 1024:7.1f} MiB before, "
           f"{figures['rss_open_kib'] / 1024:7.1f} MiB with all open: {per_socket:.1f} KiB a socket (after the first "
           f"{WARM_UP})")
-    for phase in ("pinging", "not pinging"):
+    for phase in ("not pinging", "pinging"):
         cpu = figures[phase]
         print(f"  CPU s/s, {phase:11}  daphne {cpu['daphne']:.3f}   (worker {cpu['worker']:.3f}; "
               f"{cpu['pongs_per_second']:.0f} pongs/s, over {args.seconds:g} s)")
     ping_cost = figures["pinging"]["daphne"] - figures["not pinging"]["daphne"]
     pings = figures["pinging"]["pongs_per_second"]
     if pings:
-        print(f"  the pings cost daphne {ping_cost:.3f} CPU s/s: {ping_cost / pings * 1000:.2f} ms a ping")
+        print(f"  the pings cost daphne {ping_cost:.3f} CPU s/s: {ping_cost / pings * 1000:.2f} ms a ping answered "
+              f"({pings:.0f} answered a second of the {args.clients / PING_EVERY_SECONDS:.0f} sent)")
     return 0
 
 
