@@ -51,9 +51,11 @@ from websockets.asyncio.client import connect  # noqa: E402
 
 from bench.common import percentile  # noqa: E402
 from scripts.localredis import started_redis  # noqa: E402
+from scripts.run import daphne_command, raise_open_files_limit  # noqa: E402
 
 ERRORS: dict = {}
 CANDLES_ROUNDS = 6  # a game of candles is six rounds: each socket moves once a round
+UNANSWERED = ("move_unanswered", "busy")  # refusals of a request that was not played: it may be sent again
 
 
 def free_port() -> int:
@@ -88,21 +90,36 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=self.env, check=True)
         self.logs = open(workdir / "server.log", "w")  # noqa: SIM115
         self.processes = [
-            subprocess.Popen(
-                [sys.executable, "-m", "daphne", "-v", "0", "-b", "127.0.0.1", "-p", str(self.port),
-                 "--websocket-max-message-size", "8192", "config.asgi:application"],
-                cwd=ROOT, env=self.env, stdout=self.logs, stderr=subprocess.STDOUT),
+            self.start_daphne(),
             subprocess.Popen([sys.executable, "manage.py", "worker", "--move-threads", str(move_threads)],
                              cwd=ROOT, env=self.env, stdout=self.logs, stderr=subprocess.STDOUT),
         ]
-        deadline = time.time() + 30
+        self.wait_listening()
+
+    def wait_listening(self, seconds: float = 30):
+        deadline = time.time() + seconds
         while time.time() < deadline:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
                     return
             except OSError:
-                time.sleep(0.1)
+                time.sleep(0.05)
         raise RuntimeError("daphne did not start")
+
+    def kill_daphne(self):
+        """kill -9, as a crash or an out-of-memory kill would: no socket is closed cleanly."""
+        self.processes[0].kill()
+        self.processes[0].wait()
+
+    def restart_daphne(self):
+        self.processes[0] = self.start_daphne()
+
+    def start_daphne(self) -> subprocess.Popen:
+        """Started as `make run` starts it (scripts/run.py): its listen queue, handshake timeout and
+        open-files limit are part of what is measured."""
+        return subprocess.Popen(daphne_command(sys.executable, host="127.0.0.1", port=self.port, extra=("-v", "0")),
+                                cwd=ROOT, env=self.env, stdout=self.logs, stderr=subprocess.STDOUT,
+                                preexec_fn=raise_open_files_limit)
 
     def post(self, path: str, body: dict) -> dict:
         request = urllib.request.Request(
@@ -172,14 +189,19 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
             received: dict[int, int] = {}
             round_over = asyncio.Event()
             current = [0]
+            closed = [False]
 
             async def read():  # reads all along, thinking or not, as the players' sockets do
-                async for raw in ws:
-                    message = json.loads(raw)
-                    seen.setdefault((room, message["round"], message["seat"]), []).append(time.perf_counter())
-                    received[message["round"]] = received.get(message["round"], 0) + 1
-                    if received.get(current[0]) == 4:
-                        round_over.set()
+                try:
+                    async for raw in ws:
+                        message = json.loads(raw)
+                        seen.setdefault((room, message["round"], message["seat"]), []).append(time.perf_counter())
+                        received[message["round"]] = received.get(message["round"], 0) + 1
+                        if received.get(current[0]) == 4:
+                            round_over.set()
+                finally:  # closed by the server: fail the phase rather than wait for this round for ever
+                    closed[0] = True
+                    round_over.set()
 
             reader = asyncio.create_task(read())
             waiting[0] -= 1
@@ -196,6 +218,8 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
                 await ws.send(json.dumps({"round": round_, "seat": seat}))
                 if received.get(round_) != 4:
                     await round_over.wait()
+                if closed[0]:
+                    raise RuntimeError(f"an echo socket of room {room} was closed during the phase")
             reader.cancel()
 
     await asyncio.gather(*(one(room, seat) for room in range(clients // 4) for seat in range(4)))
@@ -261,7 +285,7 @@ class Room:
             self.stage.seated()
             await self.stage.all_seated.wait()
             if seat == 0:
-                await ws.send(json.dumps({"type": "start"}))
+                await ws.send(json.dumps({"type": "start", "ref": "start"}))
             await self._play(ws, seat)
             self.finished_seats += 1
             if self.finished_seats == 4:
@@ -278,6 +302,14 @@ class Room:
             kind = message["type"]
             if kind == "error":
                 ERRORS[message["code"]] = ERRORS.get(message["code"], 0) + 1
+                if str(message.get("ref")).startswith("move ") and message["code"] in UNANSWERED:
+                    number, round_ = message["ref"].split()[1:]  # the snapshot that follows asks for it again
+                    acted.discard((int(number), int(round_)))
+                elif message.get("ref") in ("start", "again") and message["code"] in UNANSWERED:
+                    # Not played (the worker had not reached it in time): the host presses again. Counted
+                    # in the errors all the same; without this the room would wait for ever.
+                    await ws.send(json.dumps({"type": "start" if message["ref"] == "start" else "play_again",
+                                              "ref": message["ref"]}))
                 continue
             if kind not in ("snapshot", "update") or message.get("game") is None:
                 continue
@@ -294,7 +326,7 @@ class Room:
                     if finished_games >= self.games:
                         return
                     if seat == 0:
-                        await ws.send(json.dumps({"type": "play_again"}))
+                        await ws.send(json.dumps({"type": "play_again", "ref": "again"}))
                 continue
             if game["status"] != "playing" or seat not in game["to_act"] or view.get("my_pick") is not None:
                 continue
@@ -302,7 +334,7 @@ class Room:
             if key in acted:
                 continue
             acted.add(key)
-            move = {"type": "move", "seq": message["seq"],
+            move = {"type": "move", "seq": message["seq"], "ref": f"move {key[0]} {key[1]}",
                     "action": {"type": "play", "candle": random.choice(view["hand"])}}
             if self.think:  # think in a task of its own: this socket keeps reading meanwhile
                 task = asyncio.create_task(self._move_later(ws, seat, view["round"], game["number"], move))
@@ -316,8 +348,9 @@ class Room:
         await self._move(ws, seat, round_, number, move)
 
     async def _move(self, ws, seat: int, round_: int, number: int, move: dict):
-        self.sent[(number, seat, round_)] = time.perf_counter()
-        self.moves += 1
+        if (number, seat, round_) not in self.sent:  # timed from the first try, if a try went unanswered
+            self.sent[(number, seat, round_)] = time.perf_counter()
+            self.moves += 1
         await ws.send(json.dumps(move))
 
     def latencies(self) -> list[float]:
@@ -406,6 +439,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.clients < 4 or args.clients % 4:
         parser.error("--clients must be a multiple of 4")
+    raise_open_files_limit()
     pairs: list[Pair] = []
     with started_redis() as redis_url:
         server = Server(redis_url, move_threads=args.move_threads)

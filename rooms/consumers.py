@@ -306,10 +306,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._send_json({"type": "pong", "position": await _reading(self._ping)()})
 
     def _ping(self) -> dict | None:
-        live.socket_from(self.address, self.channel_name)
-        for seat in self.device_seats if self.device_seats is not None else [self.seat]:
-            if seat is not None:
-                live.presence_join(self.room_code, seat, self.channel_name)
+        seats = self.device_seats if self.device_seats is not None else [self.seat]
+        live.still_open(self.address, self.channel_name, self.room_code, [seat for seat in seats if seat is not None])
         return snapshots.position(self.room_code)
 
     async def on_sync(self, message):

@@ -211,6 +211,20 @@ def socket_from(address: str, channel: str) -> int:
     return pipe.execute()[-1]
 
 
+def still_open(address: str, channel: str, room_code: str, seats: list[int]) -> None:
+    """A ping: socket_from and presence_join for each of `seats`, in one round trip (every open page pings
+    every 15 s)."""
+    now, ttl = time.time(), settings.WICKWISE["PRESENCE_TTL_SECONDS"]
+    pipe = client().pipeline()
+    pipe.zremrangebyscore(_address_key(address), "-inf", now)
+    pipe.zadd(_address_key(address), {channel: now + ttl})
+    pipe.expire(_address_key(address), int(ttl * 2))
+    for seat in seats:
+        pipe.zadd(_presence_key(room_code), {f"{seat}|{channel}": now + ttl})
+        pipe.expire(_presence_key(room_code), int(ttl * 2))
+    pipe.execute()
+
+
 def socket_gone(address: str, channel: str) -> None:
     client().zrem(_address_key(address), channel)
 

@@ -65,7 +65,12 @@ def _client_for_this_loop() -> redis.asyncio.Redis:
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
     if client is None:
-        client = redis.asyncio.Redis.from_url(settings.REDIS_URL, socket_timeout=5, socket_connect_timeout=5)
+        # A blocking pool: a request waits for one of its connections. The default pool fails at once past
+        # 100 connections in use ("Too many connections"), which 1,000 sockets moving at once reached: their
+        # players were told `busy`.
+        pool = redis.asyncio.BlockingConnectionPool.from_url(
+            settings.REDIS_URL, max_connections=100, timeout=5, socket_timeout=5, socket_connect_timeout=5)
+        client = redis.asyncio.Redis.from_pool(pool)  # closed with the client
         _clients[loop] = client
     return client
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from types import SimpleNamespace
 
 from games import registry
 from rooms import live
@@ -28,18 +29,20 @@ def position(room_code: str) -> dict | None:
     """Where the room and its shown game stand, in a few fields: a client that holds anything else missed
     a message (the channel layer delivers at most once)."""
     room = Room.objects.filter(code=room_code).first()
-    games = list(
-        Game.objects.filter(room=room).order_by("-number").values("number", "seq", "status", "paused_remaining")[:2]
-    ) if room else []
+    games = list(Game.objects.filter(room=room).order_by("-number").values(
+        "number", "seq", "status", "paused_remaining", "client_seeds", "fingerprint")[:2]) if room else []
     if not games:
         return None
-    shown = games[1] if games[0]["status"] == Game.Status.LOBBY and len(games) > 1 else games[0]
+    latest = games[0]
+    shown = games[1] if latest["status"] == Game.Status.LOBBY and len(games) > 1 else latest
+    # The latest game is what next_game() would read again: every open page asks for this every 15 s.
+    upcoming = SimpleNamespace(**latest) if latest["status"] == Game.Status.LOBBY else None
     return {
         "number": shown["number"],
         "seq": shown["seq"],
         "status": shown["status"],
         "paused": shown["paused_remaining"] is not None,
-        "room_digest": room_digest(public_room(room)),
+        "room_digest": room_digest(public_room(room, upcoming=upcoming)),
     }
 
 
@@ -55,10 +58,15 @@ def next_game(room: Room) -> Game | None:
     return None
 
 
-def public_room(room: Room, connected: set[int] | None = None) -> dict:
+_LOOK_UP = object()
+
+
+def public_room(room: Room, connected: set[int] | None = None, *, upcoming=_LOOK_UP) -> dict:
+    """`upcoming`: the room's next game (its number, fingerprint and client_seeds) if the caller has it."""
     if connected is None:
         connected = live.connected_seats(room.code)
-    upcoming = next_game(room)
+    if upcoming is _LOOK_UP:
+        upcoming = next_game(room)
     return {
         "code": room.code,
         "game": room.game,
