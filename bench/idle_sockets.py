@@ -32,9 +32,7 @@ from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
 from bench.live_load import Server  # noqa: E402
-from bench.reconnect_storm import open_rooms  # noqa: E402
-from scripts.localredis import started_redis  # noqa: E402
-from scripts.run import raise_open_files_limit  # noqa: E402
+from bench.reconnect_storm import on_seated_rooms  # noqa: E402
 
 PING_EVERY_SECONDS = 15.0  # static/js/room/socket.js: PING_EVERY_MS
 WARM_UP = 20  # sockets opened before daphne's memory is first read, not counted in the memory per socket
@@ -134,16 +132,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60.0, help="length of each measured window")
     parser.add_argument("--open-batch", type=int, default=250, help="sockets opened at once (not measured)")
     args = parser.parse_args()
-    if args.clients < 4 or args.clients % 4:
-        parser.error("--clients must be a multiple of 4")
-    raise_open_files_limit()
-    with started_redis() as redis_url:
-        server = Server(redis_url, move_threads=4)
-        try:
-            tickets = open_rooms(server, args.clients // 4)
-            figures = asyncio.run(run(server, tickets, args.seconds, args.open_batch))
-        finally:
-            server.stop()
+    figures = on_seated_rooms(parser, args.clients,
+                              lambda server, tickets: asyncio.run(run(server, tickets, args.seconds, args.open_batch)))
     per_socket = (figures["rss_open_kib"] - figures["rss_before_kib"]) / (args.clients - WARM_UP)
     print(f"idle sockets: {args.clients} seated sockets in {args.clients // 4} rooms of four on one daphne + one "
           f"worker, each pinging every {PING_EVERY_SECONDS:g} s as the room page does")

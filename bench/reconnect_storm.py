@@ -138,6 +138,20 @@ def open_rooms(server: Server, rooms: int) -> list[dict]:
         return [ticket for room in pool.map(one, range(rooms)) for ticket in room]
 
 
+def on_seated_rooms(parser, clients: int, play):
+    """What the socket benchmarks share: a local Redis, one daphne and one worker as `make run` starts them,
+    and `clients` tickets in rooms of four; returns `play(server, tickets)`."""
+    if clients < 4 or clients % 4:
+        parser.error("--clients must be a multiple of 4")
+    raise_open_files_limit()
+    with started_redis() as redis_url:
+        server = Server(redis_url, move_threads=4)
+        try:
+            return play(server, open_rooms(server, clients // 4))
+        finally:
+            server.stop()
+
+
 async def run(server: Server, tickets: list[dict], storms: int, batch: int):
     seats = await seat_all(server, tickets, batch)
     results = []
@@ -155,16 +169,8 @@ def main() -> int:
     parser.add_argument("--storms", type=int, default=2, help="kills and restarts, one after the other")
     parser.add_argument("--seat-batch", type=int, default=200, help="sockets seated at once before the storms")
     args = parser.parse_args()
-    if args.clients < 4 or args.clients % 4:
-        parser.error("--clients must be a multiple of 4")
-    raise_open_files_limit()
-    with started_redis() as redis_url:
-        server = Server(redis_url, move_threads=4)
-        try:
-            tickets = open_rooms(server, args.clients // 4)
-            results = asyncio.run(run(server, tickets, args.storms, args.seat_batch))
-        finally:
-            server.stop()
+    results = on_seated_rooms(parser, args.clients,
+                              lambda server, tickets: asyncio.run(run(server, tickets, args.storms, args.seat_batch)))
     print(f"reconnect storm: {args.clients} seated sockets in {args.clients // 4} rooms of four, one daphne "
           f"(killed with kill -9 and started again) + one worker; retries as the room page's retryDelay")
     for number, (times, listening_after, tally) in enumerate(results, 1):
