@@ -21,7 +21,9 @@ leaving are not measured.
 
 Clients act as soon as they may, like bots (--think 0): the server then runs flat out, and a move waits
 behind every move sent before it (its latency is the moves in flight over the moves per second). With
---think S a client waits between 0 and 2*S seconds before each move, like a quick player.
+--think S a client waits between 0 and 2*S seconds before each move, like a quick player. Every room's host
+presses Start at the same moment unless --stagger-starts (with --think) has each host think first: a
+start costs the worker several moves, and the first round's moves wait behind all the starts sent at once.
 
 Uses DATABASE_URL if set, else a fresh SQLite file in var/bench/, and a Redis at REDIS_URL (started locally
 when none answers).
@@ -255,7 +257,8 @@ class Stage:
 class Room:
     """Four clients in one room; records when each move was sent and when each seat saw it."""
 
-    def __init__(self, server: Server, games: int, stage: Stage, think: float):
+    def __init__(self, server: Server, games: int, stage: Stage, think: float, stagger_starts: bool = False):
+        self.stagger_starts = stagger_starts
         self.server = server
         self.games = games
         self.think = think
@@ -285,6 +288,8 @@ class Room:
             self.stage.seated()
             await self.stage.all_seated.wait()
             if seat == 0:
+                if self.stagger_starts and self.think:  # a host presses Start after thinking, as players move
+                    await asyncio.sleep(random.uniform(0, 2 * self.think))
                 await ws.send(json.dumps({"type": "start", "ref": "start"}))
             await self._play(ws, seat)
             self.finished_seats += 1
@@ -375,9 +380,10 @@ async def echo_while(server: Server, clients: int, stage: Stage) -> list[float]:
     return [rtt for sent, rtt in rtts if stage.play_started <= sent <= stage.play_ended]
 
 
-async def game_phase(server: Server, clients: int, games: int, echo_clients: int, think: float):
+async def game_phase(server: Server, clients: int, games: int, echo_clients: int, think: float,
+                     stagger_starts: bool = False):
     stage = Stage(clients)
-    rooms = [Room(server, games, stage, think) for _ in range(clients // 4)]
+    rooms = [Room(server, games, stage, think, stagger_starts) for _ in range(clients // 4)]
     for room in rooms:
         await room.setup()
     echo_task = asyncio.create_task(echo_while(server, echo_clients, stage))
@@ -420,7 +426,7 @@ def run_pair(server: Server, args) -> Pair:
         room_echo_phase(server, args.clients, args.games * CANDLES_ROUNDS, args.think))
     room_echo_cpu = {name: used - cpu_before[name] for name, used in server.cpu_seconds().items()}
     latencies, moves, elapsed, loaded, cpu = asyncio.run(
-        game_phase(server, args.clients, args.games, args.echo_clients, args.think))
+        game_phase(server, args.clients, args.games, args.echo_clients, args.think, args.stagger_starts))
     return Pair(room_echo, len(room_echo) / room_echo_elapsed, room_echo_cpu, latencies, moves, elapsed, loaded, cpu)
 
 
@@ -434,6 +440,8 @@ def main() -> int:
     parser.add_argument("--echo-clients", type=int, default=20, help="echo sockets measured during the games")
     parser.add_argument("--move-threads", type=int, default=4,
                         help="moves the worker plays at once (its --move-threads; on PostgreSQL, rooms in parallel)")
+    parser.add_argument("--stagger-starts", action="store_true",
+                        help="with --think, each host waits as long as a move before pressing Start (else all at once)")
     parser.add_argument("--pairs", type=int, default=5,
                         help="echo-to-every-seat phases, each followed by its games; the ratio is their median")
     args = parser.parse_args()
