@@ -18,6 +18,32 @@ from pathlib import Path
 WAIT_MS = 30_000
 
 
+OFFLINE_ORIGIN = "http://127.0.0.1:9"  # answered by page.route, never contacted
+
+
+def open_room(page, url: str, *, game: str, name: str, seats: int) -> str:
+    """Open a room of `game` from the home page's form; its six-character code."""
+    page.goto(url + "/")
+    page.fill(f"#id_{game}-name", name)
+    page.select_option(f"#id_{game}-seats", str(seats))
+    page.locator(f"section[aria-labelledby=game-{game}-title]").get_by_role("button", name="Open a room").click()
+    page.wait_for_selector("#lobby:not([hidden])", timeout=WAIT_MS)
+    return page.text_content("#lobby .big-code").strip()
+
+
+def serve_offline(page, html: str, files: dict) -> None:
+    """Answer every request to OFFLINE_ORIGIN: a site file by its path, anything else with `html`."""
+    def answer(route):
+        path = route.request.url.removeprefix(OFFLINE_ORIGIN)
+        if path in files:
+            kind = "text/css" if path.endswith(".css") else "text/javascript"
+            route.fulfill(status=200, content_type=kind, body=files[path].read_bytes())
+        else:
+            route.fulfill(status=200, content_type="text/html", body=html)
+
+    page.route(f"{OFFLINE_ORIGIN}/**", answer)
+
+
 def hand(page) -> list[int]:
     """The candles shown in this page's hand, the one already picked this round included."""
     return [int(value) for value in page.eval_on_selector_all(

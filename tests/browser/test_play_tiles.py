@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.browser import tiles_helpers as tiles
-from tests.browser.helpers import WAIT_MS
+from tests.browser.helpers import OFFLINE_ORIGIN as ORIGIN
+from tests.browser.helpers import WAIT_MS, open_room, serve_offline
 
 pytestmark = [pytest.mark.browser, pytest.mark.live]
 
@@ -72,15 +73,6 @@ def new_page(browser):
         context.close()
 
 
-def open_room(page, url: str, *, name: str, seats: int) -> str:
-    page.goto(url + "/")
-    page.fill("#id_tiles-name", name)
-    page.select_option("#id_tiles-seats", str(seats))
-    page.locator("section[aria-labelledby=game-tiles-title]").get_by_role("button", name="Open a room").click()
-    page.wait_for_selector("#lobby:not([hidden])", timeout=WAIT_MS)
-    return page.text_content("#lobby .big-code").strip()
-
-
 def join_by_code(page, url: str, *, code: str, name: str) -> None:
     page.goto(url + "/")
     page.fill("#id_code", code)
@@ -95,7 +87,7 @@ def to_act(page) -> int:
 
 def test_two_people_see_tiles_move_pause_resume_and_a_reload_keeps_the_draft(live_site, new_page):
     ada, ben = new_page(), new_page()
-    code = open_room(ada, live_site.url, name="Ada", seats=2)
+    code = open_room(ada, live_site.url, game="tiles", name="Ada", seats=2)
     join_by_code(ben, live_site.url, code=code, name="Ben")  # the room is full: the dice roll at once
     for page in (ada, ben):
         tiles.wait_for_table(page)
@@ -138,7 +130,7 @@ def test_two_people_see_tiles_move_pause_resume_and_a_reload_keeps_the_draft(liv
 
 def test_a_resignation_at_a_table_of_three(live_site, new_page):
     ada = new_page()
-    open_room(ada, live_site.url, name="Ada", seats=3)
+    open_room(ada, live_site.url, game="tiles", name="Ada", seats=3)
     ada.locator("#start-button").click()  # the host fills the empty seats with bots
     tiles.wait_for_table(ada)
     tiles.begin_if_chosen(ada)
@@ -162,7 +154,6 @@ def test_a_resignation_at_a_table_of_three(live_site, new_page):
 # --- the table alone, mounted with a made-up turn (no server): exact tiles, so exact checks -------------
 
 ROOT = Path(__file__).resolve().parents[2]
-ORIGIN = "http://127.0.0.1:9"
 FILES = {
     "/site.css": ROOT / "static" / "css" / "site.css",
     "/tablekit.css": ROOT / "static" / "js" / "tablekit.css",
@@ -208,15 +199,7 @@ def mounted(browser):
         page = context.new_page()
         html = MOUNTED.replace("VIEW", json.dumps(tiles_view(table, hand)))
 
-        def answer(route):
-            path = route.request.url.removeprefix(ORIGIN)
-            if path in FILES:
-                kind = "text/css" if path.endswith(".css") else "text/javascript"
-                route.fulfill(status=200, content_type=kind, body=FILES[path].read_bytes())
-            else:
-                route.fulfill(status=200, content_type="text/html", body=html)
-
-        page.route(f"{ORIGIN}/**", answer)
+        serve_offline(page, html, FILES)
         page.goto(f"{ORIGIN}/")
         page.wait_for_selector(".tiles-table .tl-board .tl-cell", timeout=WAIT_MS)
         return page

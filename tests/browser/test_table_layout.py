@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.helpers import OFFLINE_ORIGIN as ORIGIN
+from tests.browser.helpers import serve_offline
+
 ROOT = Path(__file__).resolve().parents[2]
-ORIGIN = "http://127.0.0.1:9"
 FILES = {
     "/site.css": ROOT / "static" / "css" / "site.css",
     "/tablekit.css": ROOT / "static" / "js" / "tablekit.css",
@@ -67,15 +69,7 @@ def measured(browser, size: dict, names: list[str], **context) -> dict:
     ctx = browser.new_context(viewport=size, **context)
     page = ctx.new_page()
 
-    def answer(route):
-        path = route.request.url.removeprefix(ORIGIN)
-        if path in FILES:
-            kind = "text/css" if path.endswith(".css") else "text/javascript"
-            route.fulfill(status=200, content_type=kind, body=FILES[path].read_bytes())
-        else:
-            route.fulfill(status=200, content_type="text/html", body=html)
-
-    page.route(f"{ORIGIN}/**", answer)
+    serve_offline(page, html, FILES)
     page.goto(f"{ORIGIN}/")
     page.wait_for_selector(".ct-card")
     result = page.evaluate(MEASURE)

@@ -43,15 +43,6 @@ def new_page(browser, evidence):
         context.close()
 
 
-def open_room(page, url: str, *, name: str, seats: int) -> str:
-    page.goto(url + "/")
-    page.fill("#id_candles-name", name)
-    page.select_option("#id_candles-seats", str(seats))
-    page.locator("section[aria-labelledby=game-candles-title]").get_by_role("button", name="Open a room").click()
-    page.wait_for_selector("#lobby:not([hidden])", timeout=WAIT_MS)
-    return page.text_content("#lobby .big-code").strip()
-
-
 def join_by_code(page, url: str, *, code: str, name: str) -> None:
     page.goto(url + "/")
     page.fill("#id_code", code.lower())  # as a friend might type it
@@ -81,7 +72,7 @@ def test_two_people_play_a_room_together(live_site, new_page, evidence):
 
 def play_together(url: str, new_page) -> None:
     ana = new_page("ana")
-    code = open_room(ana, url, name="Ana", seats=3)
+    code = helpers.open_room(ana, url, game="candles", name="Ana", seats=3)
     assert len(code) >= 4 and code in ana.text_content(".room-head-code")
     wait_for_lobby_names(ana, ["Ana", "Empty seat", "Empty seat"])
 
