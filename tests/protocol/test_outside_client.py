@@ -145,6 +145,7 @@ async def play_tiles_seat(base: str, ws_base: str, ticket: dict, seen: dict) -> 
     async with connect(ws_base + ticket["socket"], origin=base) as ws:
         await ws.send(json.dumps({"type": "auth", "return_code": ticket["return_code"]}))
         answered: set[int] = set()  # the prompts (the seq each decision was posed at) this seat answered
+        drafted: set[int] = set()  # the prompts this seat showed a draft for
         last = None
         while True:
             message = json.loads(await asyncio.wait_for(ws.recv(), timeout=60))
@@ -186,7 +187,10 @@ async def play_tiles_seat(base: str, ws_base: str, ticket: dict, seen: dict) -> 
             await asyncio.sleep(0.25)  # a program keeps to the rate limit (docs/protocol.md), as a player would
             action = choose_tiles_action(view, me, seen)
             if action["type"] == "play":
+                drafted.add(prompt)
                 await ws.send(json.dumps({"type": "draft", "seq": message["seq"], "draft": {"table": action["table"]}}))
+            elif prompt in drafted:  # a draw needs the table as the turn found it: put the refused draft back first
+                await ws.send(json.dumps({"type": "draft", "seq": message["seq"], "draft": {"table": view["table"]}}))
             await ws.send(json.dumps({"type": "move", "seq": message["seq"], "action": action}))
 
 
