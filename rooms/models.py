@@ -82,6 +82,9 @@ class Game(models.Model):
     client_seeds = models.JSONField(_("client seeds"), default=dict)  # {"seat index": seed}
     state = models.JSONField(_("state"), null=True, blank=True)
     seq = models.PositiveIntegerField(_("seq"), default=0)
+    # Raised by every write of the row (save() and the moves' own statements): a worker that keeps a game
+    # in memory between moves writes it only where the version is still the one it read (rooms/services.py).
+    version = models.PositiveIntegerField(default=0)
     prompts = models.JSONField(default=dict)  # {"seat": seq at which its pending decision was posed}
     deadline_at = models.DateTimeField(_("decision deadline"), null=True, blank=True)
     deadline_seq = models.PositiveIntegerField(null=True, blank=True)
@@ -104,6 +107,12 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"{self.room_code}/{self.number} ({self.game})"
+
+    def save(self, *args, **kwargs):
+        self.version += 1
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = [*kwargs["update_fields"], "version"]
+        super().save(*args, **kwargs)
 
     @property
     def is_over(self) -> bool:

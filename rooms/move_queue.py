@@ -27,6 +27,7 @@ puts those requests back at the head of the queue, to be played if their deadlin
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import logging
 import threading
@@ -42,7 +43,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 
-from rooms import broadcast, live, services
+from rooms import broadcast, codes, live, services
 
 log = logging.getLogger("wickwise.moves")
 
@@ -132,19 +133,28 @@ def claim_played(payload: dict) -> None:
     """The worker's last look, inside the request's transaction just before its commit. Past its deadline,
     the request is refused (and its player told, unless its socket already did); before it, the worker
     claims the request, and drops it silently if it was answered elsewhere."""
+    late = time.time() > payload.get("deadline", payload["sent_at"] + answer_within())
+    if payload.get("claimed"):
+        # This worker claimed it for a first try that wrote nothing (services.submit_move: the game had
+        # moved on); the try that writes it still keeps the deadline, for a socket that cannot ask Redis.
+        if late:
+            raise _too_late()
+        return
     try:
-        if time.time() > payload.get("deadline", payload["sent_at"] + answer_within()):
+        if late:
             if live.client().set(_answer_key(payload["mover"]), "told", nx=True, ex=_answer_ttl()):
                 raise _too_late()
             raise AlreadyAnswered
         if not live.client().set(_answer_key(payload["mover"]), "played", nx=True, ex=_answer_ttl()):
             raise AlreadyAnswered
+        payload["claimed"] = True
     except RedisError:
         raise services.ServiceError("busy", _("The server cannot take moves just now; please try again.")) from None
 
 
-def play(payload: dict) -> None:
-    """Play one queued request, or send its refusal to the socket that sent it."""
+def play(payload: dict, *, games_in_play: dict | None = None) -> None:
+    """Play one queued request, or send its refusal to the socket that sent it. `games_in_play`: the calling
+    thread's memory of the games it played last (services.submit_move), or None."""
     age = time.time() - payload["sent_at"]
     if time.time() > payload.get("deadline", payload["sent_at"] + answer_within()):
         log.warning("%s for room %s seat %s dropped: %.1f s old, its socket was told", payload["kind"],
@@ -155,11 +165,15 @@ def play(payload: dict) -> None:
         try:
             with services.checked_before_commit(lambda: claim_played(payload)):
                 if payload["kind"] == "move":
-                    services.submit_move(**asked, seq=payload["seq"], action=payload["action"])
-                elif payload["kind"] == "start":
-                    services.start_game(**asked)
+                    services.submit_move(**asked, seq=payload["seq"], action=payload["action"],
+                                         games_in_play=games_in_play)
                 else:
-                    services.play_again(**asked)
+                    if games_in_play is not None:  # the game it starts is written anew
+                        games_in_play.pop(codes.normalize(payload["room"]), None)
+                    if payload["kind"] == "start":
+                        services.start_game(**asked)
+                    else:
+                        services.play_again(**asked)
         except AlreadyAnswered:
             log.info("%s for room %s seat %s dropped: answered elsewhere", payload["kind"], payload["room"],
                      payload["seat"])
@@ -192,12 +206,20 @@ return moved
 
 
 class MovePlayer:
-    """Takes queued requests and plays them in a pool of threads (on PostgreSQL, those of different rooms
-    at once; the room's lock orders those of one room). Any number of workers may run: a move from the
-    queue to a worker's own list hands each request to one of them, and the list outlives the worker."""
+    """Takes queued requests and plays them in a pool of threads of its own, one room at a time: a room with
+    a request in play has its next ones wait, in the order taken, and each goes to the pool once the one
+    before it is done. So this worker plays and publishes a room's requests in order, none of its threads
+    waits on a room's lock behind another of them, and any free thread takes the next room (rooms tied to
+    threads by a hash of their codes would give some threads more rooms than others). The games played last
+    are remembered by room (services.submit_move: on PostgreSQL, a move then needs no locked read).
+    Any number of workers may run: a move from the queue to a worker's own list hands each request to one
+    of them, and the list outlives the worker; the games' row versions keep two workers apart."""
 
     def __init__(self, *, threads: int = 4):
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="move")
+        self.rooms_in_play: dict[str, collections.deque] = {}  # a room's requests waiting on the one in play
+        self.rooms_lock = threading.Lock()
+        self.games_in_play: dict = {}  # by room code; a room's entry is used by one thread at a time
         # Take only what this worker's threads can start on soon: moves left in Redis go to whichever
         # worker is free, and a worker that stops loses none it has not begun.
         self.free = threading.BoundedSemaphore(threads * 2)
@@ -217,7 +239,12 @@ class MovePlayer:
     def stop(self) -> None:
         self.stopping.set()
         self.thread.join(timeout=10)
-        self.pool.shutdown(wait=True)  # moves already taken are played
+        while True:  # moves already taken are played, those waiting behind another of their room's too
+            with self.rooms_lock:
+                if not self.rooms_in_play:
+                    break
+            time.sleep(0.05)
+        self.pool.shutdown(wait=True)
         try:
             redis_client = live.client()
             redis_client.delete(self.alive_key)
@@ -277,18 +304,49 @@ class MovePlayer:
             for _unused in range(slots - len(raws)):
                 self.free.release()
             for raw in raws:
-                self.pool.submit(self._play, raw)
+                self._hand_to_room(raw)
 
-    def _play(self, raw: str) -> None:
+    def _hand_to_room(self, raw: str) -> None:
+        try:
+            payload = json.loads(raw)
+            room = codes.normalize(payload["room"])
+        except Exception:  # played (and logged) by a thread as any request that cannot be played
+            self.pool.submit(self._play, raw, None, None)
+            return
+        with self.rooms_lock:
+            waiting = self.rooms_in_play.get(room)
+            if waiting is not None:
+                waiting.append((raw, payload))
+                return
+            self.rooms_in_play[room] = collections.deque()
+        self.pool.submit(self._play, raw, payload, room)
+
+    def _next_of_room(self, room: str) -> None:
+        """The room's request in play is done: its next one goes to the pool, or the room leaves."""
+        with self.rooms_lock:
+            waiting = self.rooms_in_play[room]
+            if not waiting:
+                del self.rooms_in_play[room]
+                return
+            raw, payload = waiting.popleft()
+        self.pool.submit(self._play, raw, payload, room)
+
+    def _play(self, raw: str, payload: dict | None, room: str | None) -> None:
         close_old_connections()
         try:
-            play(json.loads(raw))
+            if payload is None:
+                payload = json.loads(raw)
+            play(payload, games_in_play=self.games_in_play)
         except Exception:  # one bad move must not stop the worker; its socket hears of it by the deadline
             log.exception("queued move %.200s failed", raw)
         finally:
-            self.free.release()
-            close_old_connections()
             try:
-                live.client().lrem(self.taken_key, 1, raw)
-            except RedisError:
-                log.warning("could not clear a played request from this worker's list")
+                self.free.release()
+                close_old_connections()
+                try:
+                    live.client().lrem(self.taken_key, 1, raw)
+                except RedisError:
+                    log.warning("could not clear a played request from this worker's list")
+            finally:  # whatever failed above, the room's next request is not left waiting
+                if room is not None:
+                    self._next_of_room(room)

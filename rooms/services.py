@@ -8,6 +8,7 @@ only after the commit sends events and schedules timers.
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import logging
 import threading
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, OperationalError, connection, connections, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -34,8 +35,8 @@ NAME_MAX = names.NAME_MAX
 _BOT_OR_STAND_IN = Q(is_bot=True) | Q(stand_in=True)
 BOT_SHOWING_AT_MOST = 5.0  # seconds a bot's play is shown for at most, however many steps it takes
 _FIELDS_A_MOVE_CHANGES = [
-    "state", "seq", "prompts", "deadline_at", "deadline_seq", "paused_remaining", "status", "result", "ended_at",
-    "clocks",
+    "state", "seq", "version", "prompts", "deadline_at", "deadline_seq", "paused_remaining", "status", "result",
+    "ended_at", "clocks",
 ]
 
 
@@ -235,6 +236,55 @@ _INSERT_MOVE = _CompiledSave(Move)
 _SAVE_WHAT_A_MOVE_CHANGES = _CompiledSave(Game, update_fields=_FIELDS_A_MOVE_CHANGES)
 
 
+class _MoveWhereVersion:
+    """A move's two writes in one statement (PostgreSQL: a writing WITH), the game's only where its row
+    still has the version read, and the move's only if the game's was: run outside any transaction, one
+    round trip with its commit, and nothing written when another writer came first. Each value is prepared
+    by its field, as the two statements above do."""
+
+    LOCK_TIMEOUT_MS = 100
+
+    def __init__(self, update: _CompiledSave, insert: _CompiledSave):
+        self.update, self.insert = update, insert
+        self.sql: str | None = None
+
+    def _statement(self) -> str:
+        if self.sql is None:
+            quote = connection.ops.quote_name
+            game, move = Game._meta, Move._meta
+            assigned = ", ".join(f"{quote(field.column)} = %s" for field in self.update.fields)
+            columns = ", ".join(quote(field.column) for field in self.insert.fields)
+            self.sql = (
+                # Sent as one message with the statement it guards: they run as one transaction, and a move
+                # that would wait longer on the game's row goes the locked way instead (the last look came
+                # before this statement, so it must not be kept long after it).
+                f"SET LOCAL lock_timeout = '{self.LOCK_TIMEOUT_MS}ms'; "
+                f"WITH written AS (UPDATE {quote(game.db_table)} SET {assigned} "
+                f"WHERE {quote(game.pk.column)} = %s AND {quote('version')} = %s RETURNING 1) "
+                f"INSERT INTO {quote(move.db_table)} ({columns}) "
+                f"SELECT {', '.join(['%s'] * len(self.insert.fields))} FROM written")
+        return self.sql
+
+    def run(self, game: Game, move: Move, read_version: int) -> bool:
+        """True if both rows were written."""
+        params = [field.get_db_prep_save(field.pre_save(game, False), connection) for field in self.update.fields]
+        params += [game.pk, read_version]
+        params += [field.get_db_prep_save(field.pre_save(move, True), connection) for field in self.insert.fields]
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(self._statement(), params)
+                cursor.nextset()  # the SET's result, then the statement's
+                return cursor.rowcount == 1
+        except OperationalError as error:  # the game's row was held longer than the lock timeout
+            if getattr(error.__cause__, "sqlstate", None) == _LOCK_NOT_AVAILABLE:
+                return False
+            raise
+
+
+_LOCK_NOT_AVAILABLE = "55P03"
+_MOVE_WHERE_VERSION = _MoveWhereVersion(_SAVE_WHAT_A_MOVE_CHANGES, _INSERT_MOVE)
+
+
 _ROOM_FOR_UPDATE = _CompiledQuery(Room, lambda code: Room.objects.select_for_update().filter(code=code))
 _LATEST_GAME = _CompiledQuery(Game, lambda room_id: Game.objects.filter(room_id=room_id).order_by("-number")[:1])
 _LATEST_GAME_FOR_UPDATE = _CompiledQuery(
@@ -286,11 +336,14 @@ def _expiry_time(room: Room) -> float:
     return (room.last_activity_at + timedelta(days=settings.WICKWISE["ROOM_LIFETIME_DAYS"])).timestamp()
 
 
+_TOUCH_EVERY = timedelta(minutes=1)
+
+
 def _touch(room: Room, *, every_move: bool = False) -> None:
     """Record activity for the 30-day expiry. Moves write it at most once a minute: the lifetime is in
     days, and a write plus a Redis call per move is most of a move's cost under load."""
     now = timezone.now()
-    if every_move and room.last_activity_at and now - room.last_activity_at < timedelta(minutes=1):
+    if every_move and room.last_activity_at and now - room.last_activity_at < _TOUCH_EVERY:
         return
     room.last_activity_at = now
     room.save(update_fields=["last_activity_at"])
@@ -572,16 +625,53 @@ def _schedule_bots(game_id: int, turns: list[tuple[int, int]], showing: float = 
             live.schedule(f"bot:{game_id}:{seat}:{prompt}", time.time() + delay)
 
 
-def submit_move(*, room_code: str, seat: int, seq, action, by: str = Move.By.PLAYER, mover: str | None = None) -> Game:
+def submit_move(*, room_code: str, seat: int, seq, action, by: str = Move.By.PLAYER, mover: str | None = None,
+                games_in_play: dict | None = None) -> Game:
     """Apply one decision. The move names the seq it answers: at least the seq at which this seat's
     decision was posed and at most the current one; anything else is stale or bogus. `mover` names the
-    socket's move in the update it makes (rooms/move_queue.py)."""
+    socket's move in the update it makes (rooms/move_queue.py).
+
+    `games_in_play`: a worker's memory of the games its thread played last, by room code (PostgreSQL
+    only). A game found there is played without the locked reads, and written only where its row's
+    version is still the one remembered; any doubt (another writer came first, a refusal, a game ending,
+    the room's activity due) plays the move the usual way, under the room's lock."""
     check_seq(seq)
-    with _writing():
-        room = _room_for_update(room_code)
-        game = _current_game(room, lock=True)
-        _apply_locked(room, game, seat=seat, seq=seq, action=action, by=by, mover=mover)
-        return game
+    code = codes.normalize(room_code)
+    if connection.vendor != "postgresql":  # SQLite's reads cost no round trip, and it has no writing WITH
+        games_in_play = None
+    if games_in_play is not None:
+        remembered = games_in_play.pop(code, None)
+        if remembered is not None and not connection.in_atomic_block:
+            after_commit: list = []
+            try:
+                game = _apply_remembered(remembered, seat=seat, seq=seq, action=action, by=by, mover=mover,
+                                         after_commit=after_commit.append)
+            except _NotRemembered:
+                pass
+            else:
+                games_in_play[code] = game
+                for step in after_commit:  # each runs even when another fails, as after any commit here
+                    try:
+                        step()
+                    except Exception:
+                        log.exception("a step after a move's commit failed")
+                return game
+    try:
+        with _writing():
+            room = _room_for_update(room_code)
+            game = _current_game(room, lock=True)
+            _apply_locked(room, game, seat=seat, seq=seq, action=action, by=by, mover=mover)
+            if games_in_play is not None and not game.is_over:
+                transaction.on_commit(lambda: games_in_play.__setitem__(code, game))
+            return game
+    except ServiceError:
+        if games_in_play is not None:
+            games_in_play.pop(code, None)
+        raise
+
+
+class _NotRemembered(Exception):
+    """The game remembered is not one to play this move on without the lock: play it the usual way."""
 
 
 def check_seq(seq) -> None:
@@ -604,7 +694,9 @@ def refusal_text(spec, error: IllegalAction) -> str:
     return str(spec.refusals.get(error.code) or _COMMON_REFUSALS.get(error.code) or error.message)
 
 
-def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: str, mover: str | None = None) -> None:
+def _checked(game: Game, *, seat: int, seq: int, action, by: str):
+    """Every check of a move against its game, and the engine's answer: (spec, seats that were to act, the
+    new state, the events). Raises ServiceError for a refusal; changes nothing."""
     if game.status != Game.Status.PLAYING:
         raise ServiceError("not_playing", _("There is no game in play."))
     spec = registry.get(game.game)
@@ -630,25 +722,69 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
     except IllegalAction as error:
         raise ServiceError(f"illegal:{error.code}", _("That move is not allowed: %(reason)s") % {
             "reason": refusal_text(spec, error)}, getattr(error, "details", None)) from None
+    return spec, acting, state, events
+
+
+def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: str, mover: str | None = None) -> None:
+    spec, acting, state, events = _checked(game, seat=seat, seq=seq, action=action, by=by)
     game.state = state
     game.seq += 1
+    game.version += 1
     _INSERT_MOVE.run(Move(game=game, seq=game.seq, seat=seat, action=action, by=by))
     after = _advance(game, spec, previous_to_act=acting, acted=seat, events=events)
     _SAVE_WHAT_A_MOVE_CHANGES.run(game)
     _touch(room, every_move=True)
+    _after_move(game, spec, seat=seat, by=by, events=events, after=after, mover=mover)
+    if game.is_over:
+        _new_game(room)
+        transaction.on_commit(lambda: broadcast.room_changed(room.code))
+
+
+def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str, mover: str | None,
+                      after_commit) -> Game:
+    """A move on a game as this thread last committed it, with no read and one round trip: one statement,
+    its own transaction, writes the game where its version is still the one remembered, and inserts the
+    move only then. The last look (`checked_before_commit`) comes just before it. Raises _NotRemembered,
+    having written nothing, when the version has moved or the move needs more than that (a refusal, which
+    the locked path words from the database, a game ending, the room's activity due). Returns the game as
+    written; what follows the commit is handed to `after_commit`, in order."""
+    game = copy.copy(remembered)  # the remembered one stays as it was if this move goes the usual way
+    try:
+        spec, acting, state, events = _checked(game, seat=seat, seq=seq, action=action, by=by)
+    except ServiceError:
+        raise _NotRemembered from None
+    if timezone.now() - game.room.last_activity_at >= _TOUCH_EVERY:
+        raise _NotRemembered
+    game.state = state
+    game.seq += 1
+    read_version = game.version
+    game.version += 1
+    after = _advance(game, spec, previous_to_act=acting, acted=seat, events=events)
+    if game.is_over:  # a new game for the room: under the room's lock
+        raise _NotRemembered
+    last_look = _last_look.get()
+    if last_look is not None:
+        last_look()  # a refusal here leaves nothing written
+    if not _MOVE_WHERE_VERSION.run(game, Move(game=game, seq=game.seq, seat=seat, action=action, by=by),
+                                   read_version):
+        raise _NotRemembered  # another writer came first: nothing was written
+    _after_move(game, spec, seat=seat, by=by, events=events, after=after, mover=mover, on_commit=after_commit)
+    return game
+
+
+def _after_move(game: Game, spec, *, seat: int, by: str, events, after, mover: str | None,
+                on_commit=transaction.on_commit) -> None:
+    """What a move leaves for after its commit (`on_commit`): the update, the timers, the drafts."""
     if by in (Move.By.STAND_IN, Move.By.TABLE):
         # The player was away or out of time: their table says who decided for them, now or on return.
         events = [*events, {"type": "played_for", "seat": seat, "by": by, "only": seat}]
     if by != Move.By.BOT:
         game_id = game.pk
-        transaction.on_commit(lambda: live.note_played_for(game_id, seat, None if by == Move.By.PLAYER else by))
-    transaction.on_commit(broadcast.prepare_game_update(game, events, mover=mover))
-    transaction.on_commit(after)
+        on_commit(lambda: live.note_played_for(game_id, seat, None if by == Move.By.PLAYER else by))
+    on_commit(broadcast.prepare_game_update(game, events, mover=mover))
+    on_commit(after)
     if spec.drafts:
-        _discard_ended_draft(game)
-    if game.is_over:
-        _new_game(room)
-        transaction.on_commit(lambda: broadcast.room_changed(room.code))
+        _discard_ended_draft(game, on_commit)
 
 
 def _refuse_while_draft_changed(game: Game, spec, seat: int) -> None:
@@ -662,12 +798,12 @@ def _refuse_while_draft_changed(game: Game, spec, seat: int) -> None:
                                                  "turn found it."))
 
 
-def _discard_ended_draft(game: Game) -> None:
+def _discard_ended_draft(game: Game, on_commit=transaction.on_commit) -> None:
     """After the commit, the draft goes unless the decision it was made for is still pending."""
     from rooms import drafts
 
     game_id, prompts = game.pk, dict(game.prompts) if not game.is_over else {}
-    transaction.on_commit(lambda: drafts.discard_stale(game_id, prompts))
+    on_commit(lambda: drafts.discard_stale(game_id, prompts))
 
 
 def fire_countdown(*, game_id: int, seq: int) -> int:

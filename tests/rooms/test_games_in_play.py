@@ -1,0 +1,155 @@
+"""A worker's thread remembers the games it played last (services.submit_move's `games_in_play`): on
+PostgreSQL a move on a remembered game is written with no read, only where the game's row still has the
+version remembered. Whatever else wrote the game meanwhile, the move must be judged and written against the
+database, never against the memory."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from rooms import move_queue, services
+from rooms.models import Game, Move
+from tests.rooms.helpers import candle_for, game_in_play, started_room, what_moves_change
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _move(code: str, seat: int, memory: dict | None, *, game: Game | None = None) -> Game:
+    game = game or game_in_play(code)
+    return services.submit_move(room_code=code, seat=seat, seq=game.seq, action=candle_for(game, seat),
+                                games_in_play=memory)
+
+
+def test_every_write_of_a_game_raises_its_version():
+    code, _tickets, game = started_room(3)
+    before = game.version
+    _move(code, 0, None)
+    after_move = game_in_play(code).version
+    services.pause_game(game_id=game.pk)
+    after_pause = game_in_play(code).version
+    services.resume_game(game_id=game.pk)
+    assert before < after_move < after_pause < game_in_play(code).version
+
+
+def test_a_remembered_game_is_played_without_reading_it_on_postgresql():
+    code, _tickets, _game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, memory)
+    assert (code in memory) == (connection.vendor == "postgresql")
+    before = game_in_play(code)
+    with CaptureQueriesContext(connection) as queries:
+        _move(code, 1, memory, game=before)
+    if connection.vendor == "postgresql":
+        statements = [q["sql"] for q in queries.captured_queries]
+        assert len(statements) == 1 and "WITH" in statements[0], statements  # one round trip, its own commit
+    game = game_in_play(code)
+    assert game.seq == 2
+    assert list(Move.objects.filter(game=game).order_by("seq").values_list("seq", "seat")) == [(1, 0), (2, 1)]
+    assert memory.get(code, game).version == game.version
+
+
+def test_a_move_after_another_writer_is_played_on_the_database_not_the_memory():
+    code, _tickets, _game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, memory)
+    _move(code, 1, None)  # another thread or worker: the memory is now one move behind
+    _move(code, 2, memory)
+    game = game_in_play(code)
+    assert list(Move.objects.filter(game=game).order_by("seq").values_list("seq", "seat")) == [
+        (1, 0), (2, 1), (3, 2)]
+    assert game.seq == 3
+    assert all(pick is None for pick in game.state["picks"]) or game.state["picks"][1] is not None
+
+
+def test_a_pause_the_memory_missed_refuses_the_move_and_changes_nothing():
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, memory)
+    services.pause_game(game_id=game.pk)  # the seq stays; only the version tells
+    before = what_moves_change(code)
+    with pytest.raises(services.ServiceError) as refused:
+        _move(code, 1, memory)
+    assert refused.value.code == "paused"
+    assert what_moves_change(code) == before
+    assert code not in memory
+
+
+def test_a_stale_memory_never_refuses_a_move_the_database_allows():
+    code, _tickets, _game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, memory)
+    stale = memory.get(code)
+    _move(code, 1, None)
+    _move(code, 2, None)  # the round is revealed; the next one is posed to every seat
+    if stale is not None:
+        memory[code] = stale  # as remembered before the round ended: seat 0 had already picked
+    game = game_in_play(code)
+    played = services.submit_move(room_code=code, seat=0, seq=game.seq, action=candle_for(game, 0),
+                                  games_in_play=memory)
+    assert played.seq == game.seq + 1
+    assert Move.objects.filter(game=game, seq=game.seq + 1, seat=0).exists()
+
+
+def test_a_remembered_game_whose_row_is_held_is_played_the_locked_way_once_it_is_free():
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, memory)
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_game():  # another writer, in no hurry
+        try:
+            with transaction.atomic():
+                Game.objects.select_for_update().get(pk=game.pk)
+                held.set()
+                release.wait(5)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_game)
+    holder.start()
+    assert held.wait(5)
+    threading.Timer(0.5, release.set).start()
+    played = _move(code, 1, memory)  # waits past the fast path's lock timeout, then under the locks
+    holder.join()
+    assert played.seq == 2
+    assert list(Move.objects.filter(game=game).order_by("seq").values_list("seq", "seat")) == [(1, 0), (2, 1)]
+
+
+def test_a_worker_plays_a_rooms_requests_one_at_a_time_in_the_order_taken(monkeypatch):
+    """Rooms share the move threads, but a room's requests never run side by side nor overtake each other."""
+    playing: dict[str, int] = {}
+    played: list[tuple[str, int]] = []
+    overlaps = []
+    guard = threading.Lock()
+
+    def fake_play(payload, *, games_in_play=None):
+        room = payload["room"]
+        with guard:
+            playing[room] = playing.get(room, 0) + 1
+            if playing[room] > 1:
+                overlaps.append(room)
+        time.sleep(0.01)
+        with guard:
+            playing[room] -= 1
+            played.append((room, payload["n"]))
+
+    monkeypatch.setattr(move_queue, "play", fake_play)
+    player = move_queue.MovePlayer(threads=3)
+    for n in range(12):
+        assert player.free.acquire(timeout=10)  # as the intake does before it takes a request
+        player._hand_to_room(json.dumps({"room": "AAAAAA" if n % 3 else "BBBBBB", "n": n}))
+    deadline = time.monotonic() + 10
+    while len(played) < 12 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    player.pool.shutdown(wait=True)
+    assert not overlaps
+    for room in ("AAAAAA", "BBBBBB"):
+        numbers = [n for played_room, n in played if played_room == room]
+        assert numbers == sorted(numbers) and numbers
+    assert len(played) == 12 and not player.rooms_in_play
