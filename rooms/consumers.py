@@ -430,9 +430,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def on_client_seed(self, message):
         self._need_seat()
-        await call_service(
-            services.set_client_seed, room_code=self.room_code, seat=self.seat, value=message.get("value")
-        )
+        seats = self.device_seats if self.device_seats is not None else [self.seat]
+        await call_service(services.set_client_seed, room_code=self.room_code, seats=seats, value=message.get("value"))
 
     # --- to the client ------------------------------------------------------------------------
 

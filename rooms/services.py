@@ -487,7 +487,10 @@ def link_seat_to_user(*, seat_id: int, user) -> None:
         Seat.objects.filter(pk=seat_id, user__isnull=True).update(user=user)
 
 
-def set_client_seed(*, room_code: str, seat: int, value: str) -> None:
+def set_client_seed(*, room_code: str, seats: list[int], value: str) -> None:
+    """Store a client seed for the next game. `seats`: the seat a socket plays, or every seat of a game played
+    on one device, whose one device stands for each of its players (DESIGN's fairness: a seed the server
+    could not foresee)."""
     if not isinstance(value, str) or not fairness.is_valid_client_seed(value):
         raise ServiceError("bad_client_seed", _("A client seed is 1 to 64 letters, digits, '-' or '_'."))
     with _writing():
@@ -495,10 +498,10 @@ def set_client_seed(*, room_code: str, seat: int, value: str) -> None:
         game = _current_game(room, lock=True)
         if game.status != Game.Status.LOBBY:
             raise ServiceError("game_started", _("Client seeds can only change before the game starts."))
-        seat_row = room.seats.get(index=seat)
-        if seat_row.is_bot:
+        seat_rows = {row.index: row for row in room.seats.filter(index__in=seats)}
+        if any(seat_rows[seat].is_bot for seat in seats):
             raise ServiceError("bot_seat", _("Bots contribute no client seed."))
-        game.client_seeds = {**game.client_seeds, str(seat): value}
+        game.client_seeds = {**game.client_seeds, **{str(seat): value for seat in seats}}
         game.save(update_fields=["client_seeds"])
         transaction.on_commit(lambda: broadcast.room_changed(room.code))
 

@@ -33,7 +33,7 @@ def play_moves(game: Game, *, limit: int | None = None) -> Game:
 def start_game(*, seats: int = 3, client_seed: str | None = "ana-Seed_1") -> Game:
     ticket = services.create_room(game="candles", seat_count=seats, options=None, host_name="Ana")
     if client_seed:
-        services.set_client_seed(room_code=ticket.room_code, seat=0, value=client_seed)
+        services.set_client_seed(room_code=ticket.room_code, seats=[0], value=client_seed)
     return services.start_game(room_code=ticket.room_code, seat=0)
 
 

@@ -208,6 +208,21 @@ async def test_the_device_acts_for_the_seat_to_act_and_no_hand_reaches_it_before
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("fresh_channel_layer", "moves_played")
+async def test_the_devices_client_seed_stands_for_every_player_on_it():
+    tickets = await database_sync_to_async(services.create_same_device_room)(game="tiles", names=NAMES)
+    code = tickets[0].room_code
+    session = await database_sync_to_async(device_session)(code)
+    device = await connect(code, cookie(session))
+    await device.receive_json_from(timeout=WAIT_SECONDS)
+    await device.send_json_to({"type": "client_seed", "value": "from-the-device", "ref": "seed"})
+    await receive_until(device, lambda m: m["type"] == "room", what="the room with the seed stored")
+    game = await database_sync_to_async(latest_game)(code)
+    assert game.client_seeds == {"0": "from-the-device", "1": "from-the-device", "2": "from-the-device"}
+    await close_all(device)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("fresh_channel_layer", "moves_played")
 async def test_a_page_opened_mid_game_shows_no_hand_until_the_tap_and_take_turn_is_refused_elsewhere():
     tickets = await database_sync_to_async(services.create_same_device_room)(game="tiles", names=NAMES[:2])
     code = tickets[0].room_code

@@ -18,14 +18,14 @@ def _digest_of_the_room(code: str) -> str:
 
 def test_the_pongs_fingerprint_is_the_rooms_with_a_next_game_and_its_client_seeds():
     ticket = new_room(2)
-    services.set_client_seed(room_code=ticket.room_code, seat=0, value="first")
+    services.set_client_seed(room_code=ticket.room_code, seats=[0], value="first")
     assert snapshots.position(ticket.room_code)["room_digest"] == _digest_of_the_room(ticket.room_code)
     code, _tickets, _game = started_room(2)
     assert snapshots.position(code)["room_digest"] == _digest_of_the_room(code)  # no game in the lobby
     play_to_end(code)
     assert latest_game(code).status == "lobby"
     before = snapshots.position(code)["room_digest"]
-    services.set_client_seed(room_code=code, seat=1, value="second")
+    services.set_client_seed(room_code=code, seats=[1], value="second")
     after = snapshots.position(code)["room_digest"]
     assert after == _digest_of_the_room(code) and after != before
 

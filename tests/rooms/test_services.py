@@ -235,9 +235,9 @@ def test_a_wrong_return_code_finds_nothing(typed):
 
 def test_client_seeds_are_kept_for_the_lobby_game_and_feed_the_deal():
     code, _tickets = room_with(2, 3)
-    services.set_client_seed(room_code=code, seat=0, value="first-try")
-    services.set_client_seed(room_code=code, seat=0, value="Seed_0")  # a seat may change its mind
-    services.set_client_seed(room_code=code, seat=1, value="x" * 64)
+    services.set_client_seed(room_code=code, seats=[0], value="first-try")
+    services.set_client_seed(room_code=code, seats=[0], value="Seed_0")  # a seat may change its mind
+    services.set_client_seed(room_code=code, seats=[1], value="x" * 64)
     game = latest_game(code)
     assert game.client_seeds == {"0": "Seed_0", "1": "x" * 64}
     room = snapshots.public_room(Room.objects.get(code=code))
@@ -256,7 +256,7 @@ def test_client_seeds_are_kept_for_the_lobby_game_and_feed_the_deal():
 def test_a_bad_client_seed_is_refused(value):
     code, _tickets = room_with(2)
     before = what_moves_change(code)
-    refused("bad_client_seed", services.set_client_seed, room_code=code, seat=0, value=value)
+    refused("bad_client_seed", services.set_client_seed, room_code=code, seats=[0], value=value)
     assert what_moves_change(code) == before
 
 
@@ -266,16 +266,16 @@ def test_a_bot_seat_gives_no_client_seed():
     assert latest_game(code).status == Game.Status.LOBBY  # game 2 waits for seeds and a start
     before = what_moves_change(code)
 
-    refused("bot_seat", services.set_client_seed, room_code=code, seat=1, value="bots-have-none")
+    refused("bot_seat", services.set_client_seed, room_code=code, seats=[1], value="bots-have-none")
     assert what_moves_change(code) == before
-    services.set_client_seed(room_code=code, seat=0, value="for-game-2")
+    services.set_client_seed(room_code=code, seats=[0], value="for-game-2")
     assert latest_game(code).client_seeds == {"0": "for-game-2"}
 
 
 def test_client_seeds_are_refused_once_the_game_started():
     code, _tickets, _game = started_room(2)
     before = what_moves_change(code)
-    refused("game_started", services.set_client_seed, room_code=code, seat=1, value="too-late")
+    refused("game_started", services.set_client_seed, room_code=code, seats=[1], value="too-late")
     assert what_moves_change(code) == before
 
 
@@ -345,7 +345,7 @@ def test_the_seed_stays_secret_until_the_game_is_over_and_matches_its_fingerprin
         room = snapshots.public_room(Room.objects.get(code=code))
         assert room["next_game"] == {"number": 1, "fingerprint": published}
         assert_hidden(lobby.seed)
-        services.set_client_seed(room_code=code, seat=1, value="mine")
+        services.set_client_seed(room_code=code, seats=[1], value="mine")
         services.start_game(room_code=code, seat=0)
         assert_hidden(lobby.seed)
         for _round in range(3):
