@@ -339,3 +339,32 @@ def test_a_phone_held_upright_turns_the_board_and_keeps_the_hand_and_buttons_in_
     page.locator(f".tiles-table .tl-hand [data-tile='{RED_3}']").tap()
     tiles.cell(page, 5, 4).tap()
     page.wait_for_selector(f".tiles-table .tl-cell[data-x='5'][data-y='4'] [data-tile='{RED_3}']", timeout=WAIT_MS)
+
+
+def test_a_phone_held_sideways_keeps_the_board_upright_with_tiles_big_enough_to_tap(mounted):
+    page = mounted([[BLUE_3, 5, 2], [BLUE_4, 6, 2], [BLUE_5, 7, 2]], [RED_3, RED_4, RED_5, 70],
+                   viewport={"width": 844, "height": 390}, is_mobile=True, has_touch=True)
+    assert page.locator(".tiles-table.is-turned").count() == 0, "sideways, the board's 24 columns run across"
+    sizes = page.evaluate("""() => {
+      const board = document.querySelector('.tiles-table .tl-board').getBoundingClientRect();
+      const cell = document.querySelector('.tiles-table .tl-cell').getBoundingClientRect();
+      return {boardRight: board.right, width: innerWidth, cell: cell.width,
+              pageWidth: document.documentElement.scrollWidth};
+    }""")
+    assert sizes["boardRight"] <= sizes["width"] and sizes["pageWidth"] <= sizes["width"], "no sideways scrolling"
+    assert sizes["cell"] >= 20, "a tile a thumb can tap"
+    # The run lies across the screen, as on a desktop.
+    rows = page.evaluate("""() => [...document.querySelectorAll('.tiles-table .tl-cell [data-tile]')]
+      .map((el) => Math.round(el.getBoundingClientRect().top))""")
+    assert len(set(rows)) == 1
+    # Taps: a hand tile, then a free cell; the hand and the buttons are a scroll away at most.
+    hand_tile = page.locator(f".tiles-table .tl-hand [data-tile='{RED_3}']")
+    hand_tile.scroll_into_view_if_needed()
+    hand_tile.tap()
+    target = tiles.cell(page, 5, 4)
+    target.scroll_into_view_if_needed()
+    target.tap()
+    page.wait_for_selector(f".tiles-table .tl-cell[data-x='5'][data-y='4'] [data-tile='{RED_3}']", timeout=WAIT_MS)
+    play = page.locator(".tiles-table .tl-play")
+    play.scroll_into_view_if_needed()
+    assert play.is_visible()
