@@ -171,9 +171,10 @@ def played_for(game_id: int, seat: int) -> str | None:
     return client().get(key("played_for", game_id, seat))
 
 
-def position_key(room_code: str) -> str:
-    """The position a pong reports, as last computed (rooms/positions.py)."""
-    return key("position", room_code)
+def position_keys(room_code: str) -> tuple[str, str]:
+    """The room's mark of its last change and the position a pong reports as last worked out
+    (rooms/positions.py)."""
+    return key("position-gen", room_code), key("position", room_code)
 
 
 # --- the host ---------------------------------------------------------------------------------
@@ -194,7 +195,7 @@ def pass_host(room_code: str, seat: int) -> None:
 
 
 def flush_room(room_code: str) -> None:
-    client().delete(_presence_key(room_code), _host_key(room_code), position_key(room_code))
+    client().delete(_presence_key(room_code), _host_key(room_code), *position_keys(room_code))
     drop_expiry(room_code)
 
 

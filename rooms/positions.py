@@ -5,15 +5,15 @@ Every open page pings every 15 s. Working the position out reads the room, its l
 and hashes the room: about 3 ms of daphne's one core, for an answer that changes only when something is
 written. Everything written that a page shows is published to the room after its commit
 (`broadcast.room_changed` and the game's update), and each of those publishes first marks the room's
-position changed (`changed`: a new random `gen` in the room's hash). A ping reads the hash in the pipeline
-that renews its presence: a position stored under the gen it reads is still the room's. Otherwise (none
-stored, or stored under an older gen) the ping works it out from the database, as before, and stores it
-under the gen it read *before* reading the database: a write that commits meanwhile marks a new gen, so
-nothing read before that commit is ever taken for the room's position.
+position changed (`changed`: a new random mark, its `gen`). A ping reads the mark and the position kept, in
+the pipeline that renews its presence: a position kept under the mark it reads is still the room's.
+Otherwise (none kept, or kept under an older mark) the ping works it out from the database, as before, and
+keeps it under the mark it read *before* reading the database: a write that commits meanwhile makes a new
+mark, so nothing read before that commit is ever taken for the room's position.
 
 So a pong never reports a position older than a message already published: a page that missed one still
-finds out at its next ping. The hash lapses POSITION_SECONDS after it was last stored or marked, which
-bounds what nothing marks: a change that publishes nothing (a crashed server's sockets lapsing from
+finds out at its next ping. The mark and the position kept lapse POSITION_SECONDS after they were written,
+which bounds what nothing marks: a change that publishes nothing (a crashed server's sockets lapsing from
 presence; an admin's edit of a seat publishes nothing either, but marks through the model's signal) and a
 mark that failed (Redis failing at that moment, when the publish after it most likely failed too).
 """
@@ -35,19 +35,15 @@ from rooms.models import Room, Seat
 log = logging.getLogger("wickwise.positions")
 
 POSITION_SECONDS = 30  # two pings
-_FIELDS = ("gen", "at", "value")
 
 
 def changed(room_code: str) -> None:
-    """What the room's pages show was written and committed: the position stored is stale. Called before
-    the change is published, never inside its transaction. A failure is logged, not raised, so the publish
-    that follows is still tried."""
-    name = live.position_key(room_code)
+    """What the room's pages show was written and committed: the position kept is stale. Called before the
+    change is published, never inside its transaction. A failure is logged, not raised, so the publish that
+    follows is still tried."""
+    gen_key, _position_key = live.position_keys(room_code)
     try:
-        pipe = live.client().pipeline(transaction=False)
-        pipe.hset(name, "gen", secrets.token_hex(8))
-        pipe.expire(name, POSITION_SECONDS)
-        pipe.execute()
+        live.client().set(gen_key, secrets.token_hex(8), ex=POSITION_SECONDS)  # one command: every move does it
     except redis.RedisError as error:
         log.warning("room %s: could not mark its position changed (%s); it lapses within %d s",
                     room_code, error, POSITION_SECONDS)
@@ -63,35 +59,38 @@ def _text(value) -> str:
 
 async def renew_and_read(client, *, address: str, channel: str, room_code: str, seats: list[int]):
     """A ping on daphne's loop: renew the socket's address count and its seats' presence (live.still_open)
-    and read the room's stored position, in one round trip. Returns (the position's JSON or None if it must
-    be worked out again, the gen read, when it was read) for `worked_out`."""
+    and read the room's mark and kept position, in one round trip. Returns (the position's JSON, or None if
+    it must be worked out again; the mark read; when it was read) for `worked_out`."""
     pipe = client.pipeline(transaction=False)
     live.queue_still_open(pipe, address, channel, room_code, seats)
-    pipe.hmget(live.position_key(room_code), *_FIELDS)
+    pipe.mget(*live.position_keys(room_code))
     read_at = time.monotonic()
-    gen, at, value = (await pipe.execute())[-1]
-    gen, at = _text(gen), _text(at)
-    if value is not None and at == gen:
-        return _text(value), gen, read_at
+    gen, kept = (await pipe.execute())[-1]
+    gen, kept = _text(gen), _text(kept)
+    # Kept as "GEN|JSON": the position worked out after the mark GEN.
+    at, _, position = kept.partition("|")
+    if position and at == gen:
+        return position, gen, read_at
     return None, gen, read_at
 
 
 def worked_out(room_code: str, gen: str, read_at: float) -> str:
-    """The position's JSON from the database, stored under `gen` (read before the database was): in a
+    """The position's JSON from the database, kept under the mark `gen` (read before the database was): in a
     thread."""
     text = json.dumps(snapshots.position(room_code), separators=(",", ":"))
-    # An empty gen (no hash) read before a slow database read could match again once a hash marked meanwhile
+    # An empty mark (none) read before a slow database read could be empty again once a mark made meanwhile
     # has lapsed: a read that slow is not kept.
     if time.monotonic() - read_at < POSITION_SECONDS / 2:
-        name = live.position_key(room_code)
+        _gen_key, position_key = live.position_keys(room_code)
         try:
-            pipe = live.client().pipeline(transaction=False)
-            pipe.hset(name, mapping={"at": gen, "value": text})
-            pipe.expire(name, POSITION_SECONDS)
-            pipe.execute()
+            live.client().set(position_key, f"{gen}|{text}", ex=POSITION_SECONDS)
         except redis.RedisError as error:  # the next ping works it out again
             log.warning("room %s: could not keep its position (%s)", room_code, error)
     return text
+
+
+def pong(position_json: str) -> str:
+    return f'{{"type":"pong","position":{position_json}}}'
 
 
 # Writes that publish nothing still mark: an admin's edit of a seat, a room deleted. Every model's saves
@@ -117,7 +116,3 @@ def connect_signals() -> None:
     signals.post_save.connect(_seat_written, dispatch_uid="positions.seat_saved")
     signals.post_delete.connect(_seat_written, dispatch_uid="positions.seat_deleted")
     signals.post_delete.connect(_room_deleted, dispatch_uid="positions.room_deleted")
-
-
-def pong(position_json: str) -> str:
-    return f'{{"type":"pong","position":{position_json}}}'

@@ -222,7 +222,7 @@ def test_a_position_read_before_a_write_commits_is_never_kept_for_after_it():
 
 def test_a_mark_that_fails_is_logged_and_the_message_still_goes(caplog):
     code, _tickets = room_with(2)
-    with mock.patch.object(live.client(), "pipeline", side_effect=live.redis.ConnectionError("down")), \
+    with mock.patch.object(live.client(), "set", side_effect=live.redis.ConnectionError("down")), \
             captured_broadcasts() as sent:
         broadcast.room_changed(code)
     assert [message["type"] for _group, message in sent] == ["room.update"]
