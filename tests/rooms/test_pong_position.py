@@ -13,6 +13,7 @@ from unittest import mock
 
 import pytest
 import redis.asyncio
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.test import override_settings
 from django.urls import reverse
@@ -26,10 +27,16 @@ from tests.rooms.helpers import (
     bring_deadline_forward,
     candle_for,
     captured_broadcasts,
+    close_all,
+    cookie_for,
+    fresh_channel_layer,  # noqa: F401 (a fixture)
     game_in_play,
+    is_type,
     latest_game,
     new_room,
+    open_socket,
     play_to_end,
+    receive_until,
     room_with,
     started_room,
     timers,
@@ -227,3 +234,26 @@ def test_a_mark_that_fails_is_logged_and_the_message_still_goes(caplog):
         broadcast.room_changed(code)
     assert [message["type"] for _group, message in sent] == ["room.update"]
     assert "could not mark its position changed" in caplog.text
+
+
+@pytest.mark.usefixtures("fresh_channel_layer")
+async def test_a_socket_that_lost_an_update_is_told_by_its_next_pong():
+    code, tickets, game = await database_sync_to_async(started_room)(2)
+    socket, _snapshot = await open_socket(code, cookie=await cookie_for(tickets[0]))
+    try:
+        for _ in range(2):  # the second pong comes from what the first kept
+            await socket.send_json_to({"type": "ping"})
+            pong, _ = await receive_until(socket, is_type("pong"), what="a pong")
+            assert pong["position"]["seq"] == 0
+        lost = []
+        with mock.patch.object(broadcast, "_send", lambda group, message: lost.append(message)):
+            await database_sync_to_async(services.submit_move)(room_code=code, seat=1, seq=0,
+                                                               action=candle_for(game, 1))
+        assert [message["type"] for message in lost] == ["game.update"]  # never reached the socket
+        await socket.send_json_to({"type": "ping"})
+        pong, before = await receive_until(socket, is_type("pong"), what="a pong")
+        assert not [message for message in before if message["type"] == "update"]
+        assert pong["position"]["seq"] == 1
+    finally:
+        await close_all(socket)
+        await move_queue.close_for_this_loop()
