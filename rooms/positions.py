@@ -26,6 +26,7 @@ import secrets
 import time
 
 import redis
+from django.apps import apps
 from django.db import transaction
 from django.db.models import signals
 
@@ -93,12 +94,11 @@ def pong(position_json: str) -> str:
     return f'{{"type":"pong","position":{position_json}}}'
 
 
-# Writes that publish nothing still mark: an admin's edit of a seat, a room deleted. Every model's saves
-# come here (a game's admin pages save through proxy models, which are senders of their own).
+# Writes that publish nothing still mark: an admin's edit of a seat, a room deleted. A game's admin pages
+# save through proxy models, which are senders of their own. Receivers are connected by sender: one for any
+# model's deletes would keep Django from deleting every other model's rows without loading them.
 
 def _seat_written(sender, instance, **kwargs) -> None:
-    if not isinstance(instance, Seat):
-        return
     if Seat.room.is_cached(instance):
         code = instance.room.code
     else:
@@ -108,11 +108,15 @@ def _seat_written(sender, instance, **kwargs) -> None:
 
 
 def _room_deleted(sender, instance, **kwargs) -> None:
-    if isinstance(instance, Room):
-        changed_after_commit(instance.code)
+    changed_after_commit(instance.code)
 
 
 def connect_signals() -> None:
-    signals.post_save.connect(_seat_written, dispatch_uid="positions.seat_saved")
-    signals.post_delete.connect(_seat_written, dispatch_uid="positions.seat_deleted")
-    signals.post_delete.connect(_room_deleted, dispatch_uid="positions.room_deleted")
+    for model in apps.get_models():
+        if issubclass(model, Seat):
+            signals.post_save.connect(_seat_written, sender=model, dispatch_uid=f"positions.saved.{model._meta.label}")
+            signals.post_delete.connect(_seat_written, sender=model,
+                                        dispatch_uid=f"positions.deleted.{model._meta.label}")
+        elif issubclass(model, Room):
+            signals.post_delete.connect(_room_deleted, sender=model,
+                                        dispatch_uid=f"positions.deleted.{model._meta.label}")
