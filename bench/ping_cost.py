@@ -5,14 +5,14 @@ every ping (as before), against the position kept in Redis (rooms/positions.py),
 
 --rooms rooms of four (candles, every seat taken, the game in play) and a socket on each seat. A round is
 one ping from every socket, one after the other, on one event loop, as the consumer answers it (its read
-threads, its Redis client for the loop); the process's CPU time over the round (every thread) and its
-wall time, divided by the pings, are one sample. Three ways, the rounds interleaved:
+threads, its Redis client for the loop); the process's CPU time during the pings (every thread) and their
+wall time, over the pings, are one sample. Three ways, the rounds interleaved:
 
 - worked out: live.still_open and snapshots.position in a read thread, then the pong encoded (as before);
 - kept: the consumer's on_ping now, every room's position already stored (an idle room);
-- changed: the same, with every room marked changed before the round (a room where something was written
-  since its last ping: each ping works the position out and stores it). The marks are not counted: the
-  writer makes them.
+- changed: the same, with the room marked changed before each ping (something was written since the
+  room's last ping: the ping works the position out and keeps it). The marks are not counted: the writer
+  makes them.
 
 Prints the median of each, in milliseconds a ping. Uses DATABASE_URL if set, else a fresh SQLite file in
 var/bench/, and a local Redis (started if none answers at REDIS_URL), under a key prefix of its own.
@@ -89,7 +89,6 @@ async def measure(sockets, rounds: int) -> dict[str, list[tuple[float, float]]]:
             position = await _reading(positions.worked_out)(code, gen, read_at)
         return positions.pong(position)
 
-    codes = sorted({code for code, _seat, _channel in sockets})
     ways = {"worked out": as_before, "kept": as_now, "changed": as_now}
     for ping in ways.values():  # warm up: threads, connections, compiled queries, the kept positions
         for socket in sockets:
@@ -97,13 +96,13 @@ async def measure(sockets, rounds: int) -> dict[str, list[tuple[float, float]]]:
     samples: dict[str, list[tuple[float, float]]] = {way: [] for way in ways}
     for _ in range(rounds):
         for way, ping in ways.items():
-            if way == "changed":
-                for code in codes:
-                    positions.changed(code)
-            started, started_cpu = time.perf_counter(), time.process_time()
+            wall = cpu = 0.0
             for socket in sockets:
+                if way == "changed":
+                    positions.changed(socket[0])  # not counted: the writer marks
+                started, started_cpu = time.perf_counter(), time.process_time()
                 await ping(*socket)
-            wall, cpu = time.perf_counter() - started, time.process_time() - started_cpu
+                wall, cpu = wall + time.perf_counter() - started, cpu + time.process_time() - started_cpu
             samples[way].append((cpu * 1000 / len(sockets), wall * 1000 / len(sockets)))
     await move_queue.close_for_this_loop()
     return samples
