@@ -46,6 +46,8 @@ def setup_django(redis_url: str) -> None:
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
     os.environ["REDIS_URL"] = redis_url
     os.environ["REDIS_PREFIX"] = f"wwbench{os.getpid()}:"
+    os.environ["DEBUG"] = "false"  # as the benchmarks' daphne runs: no query log
+    os.environ["LOG_LEVEL"] = "WARNING"
     import django
     from django.core.management import call_command
 
