@@ -18,7 +18,7 @@ from channels.layers import get_channel_layer
 from channels_redis.utils import _consistent_hash, decode_hosts
 from django.conf import settings
 
-from rooms import snapshots
+from rooms import positions, snapshots
 from rooms.models import Game, Room
 
 WATCHER = "watch"
@@ -101,6 +101,7 @@ def relay_draft(code: str, shown: dict) -> None:
 
 
 def room_changed(code: str) -> None:
+    positions.changed(code)  # before the message: a pong never says less than a message sent
     room = Room.objects.filter(code=code).first()
     if room is None:
         return
@@ -145,8 +146,13 @@ def prepare_game_update(game: Game, events: list[dict], *, mover: str | None = N
             for seat in seats
         },
     }
-    group = room_group(game.room_code)
-    return lambda: _send(group, message)
+    code = game.room_code
+
+    def send():
+        positions.changed(code)  # before the message: a pong never says less than a message sent
+        _send(room_group(code), message)
+
+    return send
 
 
 def _dumps(value) -> str:

@@ -21,7 +21,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 
-from rooms import broadcast, drafts, live, move_queue, services, snapshots
+from rooms import broadcast, drafts, live, move_queue, positions, services, snapshots
 from rooms.identity import device_seats_from_scope, language_from_scope, seat_from_scope
 from rooms.models import Room
 
@@ -303,12 +303,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
             raise services.ServiceError("no_seat", _("You are watching; take a seat to play."))
 
     async def on_ping(self, message):
-        await self._send_json({"type": "pong", "position": await _reading(self._ping)()})
-
-    def _ping(self) -> dict | None:
+        """Presence and the room's stored position in one Redis round trip on this loop; the database only
+        when the position changed since it was last worked out (rooms/positions.py)."""
         seats = self.device_seats if self.device_seats is not None else [self.seat]
-        live.still_open(self.address, self.channel_name, self.room_code, [seat for seat in seats if seat is not None])
-        return snapshots.position(self.room_code)
+        position, gen, read_at = await positions.renew_and_read(
+            move_queue._client_for_this_loop(), address=self.address, channel=self.channel_name,
+            room_code=self.room_code, seats=[seat for seat in seats if seat is not None])
+        if position is None:
+            position = await _reading(positions.worked_out)(self.room_code, gen, read_at)
+        await self.send(text_data=positions.pong(position))
 
     async def on_sync(self, message):
         await self._send_snapshot()

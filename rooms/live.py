@@ -171,6 +171,12 @@ def played_for(game_id: int, seat: int) -> str | None:
     return client().get(key("played_for", game_id, seat))
 
 
+def position_keys(room_code: str) -> tuple[str, str]:
+    """The room's mark of its last change and the position a pong reports as last worked out
+    (rooms/positions.py)."""
+    return key("position-gen", room_code), key("position", room_code)
+
+
 # --- the host ---------------------------------------------------------------------------------
 
 def _host_key(room_code: str) -> str:
@@ -189,7 +195,7 @@ def pass_host(room_code: str, seat: int) -> None:
 
 
 def flush_room(room_code: str) -> None:
-    client().delete(_presence_key(room_code), _host_key(room_code))
+    client().delete(_presence_key(room_code), _host_key(room_code), *position_keys(room_code))
     drop_expiry(room_code)
 
 
@@ -213,16 +219,22 @@ def socket_from(address: str, channel: str) -> int:
 
 def still_open(address: str, channel: str, room_code: str, seats: list[int]) -> None:
     """A ping: socket_from and presence_join for each of `seats`, in one round trip (every open page pings
-    every 15 s)."""
-    now, ttl = time.time(), settings.WICKWISE["PRESENCE_TTL_SECONDS"]
+    every 15 s). daphne queues the same on its event loop's client, with the room's position
+    (rooms/positions.py)."""
     pipe = client().pipeline()
+    queue_still_open(pipe, address, channel, room_code, seats)
+    pipe.execute()
+
+
+def queue_still_open(pipe, address: str, channel: str, room_code: str, seats: list[int]) -> None:
+    """Queue what a ping renews on `pipe`, a pipeline of a blocking or an asyncio client."""
+    now, ttl = time.time(), settings.WICKWISE["PRESENCE_TTL_SECONDS"]
     pipe.zremrangebyscore(_address_key(address), "-inf", now)
     pipe.zadd(_address_key(address), {channel: now + ttl})
     pipe.expire(_address_key(address), int(ttl * 2))
     for seat in seats:
         pipe.zadd(_presence_key(room_code), {f"{seat}|{channel}": now + ttl})
         pipe.expire(_presence_key(room_code), int(ttl * 2))
-    pipe.execute()
 
 
 def socket_gone(address: str, channel: str) -> None:

@@ -1,0 +1,259 @@
+"""The position a pong reports comes from a hash per room in Redis (rooms/positions.py) while nothing is
+written; after any write, whoever makes it (a socket's move through the worker, a countdown, a bot, the
+grace period, a pause, a seat taken or edited by an admin, a new game, a client seed, the host passing),
+the very next ping must say what the database says: a page that missed the write's message finds out."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from datetime import timedelta
+from unittest import mock
+
+import pytest
+import redis.asyncio
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.test import override_settings
+from django.urls import reverse
+from django.utils import timezone
+
+from games.candles.models import CandlesSeat
+from rooms import broadcast, live, move_queue, positions, services, snapshots
+from rooms.management.commands.worker import dispatch
+from rooms.models import Game, Seat
+from tests.rooms.helpers import (
+    bring_deadline_forward,
+    candle_for,
+    captured_broadcasts,
+    close_all,
+    cookie_for,
+    fresh_channel_layer,  # noqa: F401 (a fixture)
+    game_in_play,
+    is_type,
+    latest_game,
+    new_room,
+    open_socket,
+    play_to_end,
+    receive_until,
+    room_with,
+    started_room,
+    timers,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ADDRESS = "198.51.100.9"
+
+
+def ping(code: str, *, seats: tuple[int, ...] = ()) -> tuple[dict | None, bool]:
+    """What a socket's ping answers, as the consumer does it: (the position, whether it came from the hash)."""
+
+    async def renew_and_read():
+        client = redis.asyncio.Redis.from_url(settings.REDIS_URL)
+        try:
+            return await positions.renew_and_read(client, address=ADDRESS, channel="tab-1", room_code=code,
+                                                  seats=list(seats))
+        finally:
+            await client.aclose()
+
+    text, gen, read_at = asyncio.run(renew_and_read())
+    kept = text is not None
+    if not kept:
+        text = positions.worked_out(code, gen, read_at)
+    return json.loads(positions.pong(text))["position"], kept
+
+
+def kept_now(code: str) -> dict | None:
+    """Ping until the hash answers: the position a stale hash would go on giving."""
+    position, _kept = ping(code)
+    again, kept = ping(code)
+    assert kept and again == position == snapshots.position(code)
+    return position
+
+
+def follows(code: str, before: dict | None) -> dict | None:
+    """The first ping after a write says what the database says, and that differs from `before`."""
+    after, _kept = ping(code)
+    assert after == snapshots.position(code)
+    assert after != before
+    return after
+
+
+def test_a_kept_position_answers_until_something_is_written():
+    code, _tickets, _game = started_room(2)
+    first, kept = ping(code)
+    assert not kept and first == snapshots.position(code)
+    for _ in range(3):
+        assert ping(code) == (first, True)
+
+
+def test_a_move_a_pause_and_a_resume_show_in_the_next_pong():
+    code, _tickets, game = started_room(2)
+    before = kept_now(code)
+    services.submit_move(room_code=code, seat=0, seq=game.seq, action=candle_for(game, 0))
+    assert follows(code, before)["seq"] == 1
+    before = kept_now(code)
+    services.pause_game(game_id=game.pk)
+    assert follows(code, before)["paused"] is True
+    before = kept_now(code)
+    services.resume_game(game_id=game.pk)
+    assert follows(code, before)["paused"] is False
+
+
+def _queued(code: str, seat: int, game: Game, number: int) -> dict:
+    sent_at = time.time()
+    return {"kind": "move", "room": code, "seat": seat, "seq": game.seq, "action": candle_for(game, seat),
+            "mover": f"test-mover-{code}-{number}", "reply_to": "test-socket", "language": "en", "ref": None,
+            "sent_at": sent_at, "deadline": move_queue.deadline_from(sent_at)}
+
+
+def test_moves_the_worker_plays_show_in_the_next_pong_the_remembered_way_too():
+    code, _tickets, game = started_room(3)
+    remembered: dict = {}  # on PostgreSQL the second and third moves are played on the remembered game
+    for number, seat in enumerate((0, 1, 2)):
+        before = kept_now(code)
+        game.refresh_from_db()
+        move_queue.play(_queued(code, seat, game, number), games_in_play=remembered)
+        assert follows(code, before)["seq"] == number + 1
+
+
+def test_a_countdown_and_a_bots_turn_the_worker_fires_show_in_the_next_pong():
+    code, _tickets, game = started_room(1, 2)  # seat 1 is a bot
+    before = kept_now(code)
+    [bot_turn] = [member for member in timers() if member.startswith(f"bot:{game.pk}:")]
+    dispatch(bot_turn)
+    assert follows(code, before)["seq"] == 1
+    before = kept_now(code)
+    bring_deadline_forward(game)
+    dispatch(f"turn:{game.pk}:{game_in_play(code).deadline_seq}")
+    assert follows(code, before)["seq"] > 1
+
+
+def test_seats_taken_connected_left_and_stood_in_for_show_in_the_next_pong():
+    ticket = new_room(3)
+    code = ticket.room_code
+    before = kept_now(code)
+    services.join_room(room_code=code, name="Bea")
+    before = follows(code, before)
+    kept_now(code)
+    services.seat_connected(room_code=code, seat=1, channel="tab-bea")
+    before = follows(code, before)
+    services.start_game(room_code=code, seat=0)  # seat 2 gets a bot
+    before = follows(code, before)
+    kept_now(code)
+    services.seat_disconnected(room_code=code, seat=1, channel="tab-bea")
+    before = follows(code, before)
+    kept_now(code)
+    dispatch(f"grace:{code}:1")  # Bea is still away: a bot stands in
+    assert Seat.objects.get(room__code=code, index=1).stand_in
+    follows(code, before)
+
+
+def test_the_host_passing_and_a_client_seed_show_in_the_next_pong():
+    code, _tickets = room_with(2)
+    services.seat_connected(room_code=code, seat=1, channel="tab-2")
+    before = kept_now(code)
+    services.set_client_seed(room_code=code, seat=1, value="mine")
+    before = follows(code, before)
+    kept_now(code)
+    with override_settings(WICKWISE={**settings.WICKWISE, "GRACE_SECONDS": 0.0}):
+        dispatch(f"grace:{code}:0")  # the host never came: the role passes to seat 1, who is here
+    assert live.host_seat(code) == 1
+    follows(code, before)
+
+
+def test_a_game_ending_and_play_again_show_in_the_next_pong():
+    code, _tickets, _game = started_room(2)
+    before = kept_now(code)
+    finished = play_to_end(code)
+    ended = follows(code, before)
+    assert (ended["number"], ended["status"]) == (1, finished.status)
+    assert latest_game(code).status == Game.Status.LOBBY
+    kept_now(code)
+    services.play_again(room_code=code, seat=0)
+    again = follows(code, ended)
+    assert (again["number"], again["status"]) == (2, "playing")
+
+
+@pytest.fixture
+def admin(client, django_user_model):
+    user = django_user_model.objects.create_superuser("admin", "admin@example.com", "pw-admin-12345")
+    client.force_login(user)
+    return client
+
+
+def test_an_admin_ending_a_game_or_editing_a_seat_shows_in_the_next_pong(admin):
+    code, _tickets, game = started_room(2)
+    before = kept_now(code)
+    response = admin.post(reverse("admin:candles_candlesgame_changelist"),
+                          {"action": "end_games", "_selected_action": [game.pk]})
+    assert response.status_code == 302
+    assert follows(code, before)["status"] == "ended"
+    before = kept_now(code)
+    seat = CandlesSeat.objects.get(room__code=code, index=1)  # as its admin page saves it, publishing nothing
+    seat.name = "Renamed"
+    seat.save()
+    follows(code, before)
+
+
+def test_an_expired_room_answers_no_position():
+    code, _tickets = room_with(2)
+    kept_now(code)
+    later = timezone.now() + timedelta(days=settings.WICKWISE["ROOM_LIFETIME_DAYS"] + 1)
+    assert services.expire_room(room_code=code, now=later)
+    assert ping(code)[0] is None
+
+
+def test_a_position_read_before_a_write_commits_is_never_kept_for_after_it():
+    ticket = new_room(3)
+    code = ticket.room_code
+
+    async def renew_and_read():
+        client = redis.asyncio.Redis.from_url(settings.REDIS_URL)
+        try:
+            return await positions.renew_and_read(client, address=ADDRESS, channel="tab-1", room_code=code, seats=[])
+        finally:
+            await client.aclose()
+
+    text, gen, read_at = asyncio.run(renew_and_read())
+    assert text is None
+    stale = snapshots.position(code)  # the database as the ping reads it ...
+    services.join_room(room_code=code, name="Bea")  # ... and a write that commits before the ping stores it
+    with mock.patch.object(snapshots, "position", return_value=stale):
+        positions.worked_out(code, gen, read_at)
+    after, kept = ping(code)
+    assert not kept and after == snapshots.position(code) != stale
+
+
+def test_a_mark_that_fails_is_logged_and_the_message_still_goes(caplog):
+    code, _tickets = room_with(2)
+    with mock.patch.object(live.client(), "set", side_effect=live.redis.ConnectionError("down")), \
+            captured_broadcasts() as sent:
+        broadcast.room_changed(code)
+    assert [message["type"] for _group, message in sent] == ["room.update"]
+    assert "could not mark its position changed" in caplog.text
+
+
+@pytest.mark.usefixtures("fresh_channel_layer")
+async def test_a_socket_that_lost_an_update_is_told_by_its_next_pong():
+    code, tickets, game = await database_sync_to_async(started_room)(2)
+    socket, _snapshot = await open_socket(code, cookie=await cookie_for(tickets[0]))
+    try:
+        for _ in range(2):  # the second pong comes from what the first kept
+            await socket.send_json_to({"type": "ping"})
+            pong, _ = await receive_until(socket, is_type("pong"), what="a pong")
+            assert pong["position"]["seq"] == 0
+        lost = []
+        with mock.patch.object(broadcast, "_send", lambda group, message: lost.append(message)):
+            await database_sync_to_async(services.submit_move)(room_code=code, seat=1, seq=0,
+                                                               action=candle_for(game, 1))
+        assert [message["type"] for message in lost] == ["game.update"]  # never reached the socket
+        await socket.send_json_to({"type": "ping"})
+        pong, before = await receive_until(socket, is_type("pong"), what="a pong")
+        assert not [message for message in before if message["type"] == "update"]
+        assert pong["position"]["seq"] == 1
+    finally:
+        await close_all(socket)
+        await move_queue.close_for_this_loop()
