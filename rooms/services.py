@@ -44,6 +44,10 @@ _FIELDS_A_MOVE_CHANGES = [
 # which under load costs far more than the writes. Writers of one process queue on a lock instead;
 # PostgreSQL's row locks need no help.
 _sqlite_writer = threading.RLock()
+# What a write does after its commit (its update, its timers) runs under this lock, taken before the writer
+# lock is let go: the writers of one process publish in the order they committed, even those that let the
+# next writer in before their steps run (`_writing(steps_outside_writer=True)`).
+_sqlite_after_commit = threading.RLock()
 
 
 # A last look just before a write commits (`checked_before_commit`): None, or a callable that raises a
@@ -71,24 +75,51 @@ def _each_step_on_its_own() -> None:
     connection.run_on_commit = [(ids, step, True) for ids, step, _robust in connection.run_on_commit]
 
 
+def _run_each(steps) -> None:
+    for step in steps:  # each runs even when another fails, as _each_step_on_its_own has it
+        try:
+            step()
+        except Exception:
+            log.exception("a step after a commit failed")
+
+
 @contextlib.contextmanager
-def _writing():
+def _writing(*, steps_outside_writer: bool = False):
+    """A write's transaction. On SQLite it holds the process's writer lock, and its steps after the commit
+    run in commit order. `steps_outside_writer`: the next writer may begin while this one's steps run (they
+    must not write, nor read what the next writer may change: a move's steps publish what it built before
+    its commit). Its writer lock then covers the transaction alone."""
     outermost = not connection.in_atomic_block
     last_look = _last_look.get() if outermost else None
-    if connection.vendor == "sqlite":
-        with _sqlite_writer, transaction.atomic():
-            yield
-            if last_look is not None:
-                last_look()
-            if outermost:
-                _each_step_on_its_own()
-    else:
+    if connection.vendor != "sqlite":
         with transaction.atomic():
             yield
             if last_look is not None:
                 last_look()
             if outermost:
                 _each_step_on_its_own()
+        return
+    if not outermost:
+        with _sqlite_writer, transaction.atomic():
+            yield
+        return
+    writer_held = True
+    _sqlite_writer.acquire()
+    try:
+        with transaction.atomic():
+            yield
+            if last_look is not None:
+                last_look()
+            steps = [step for _ids, step, _robust in connection.run_on_commit]
+            connection.run_on_commit = []  # run below, once committed: the commit runs none
+        with _sqlite_after_commit:  # taken before the writer lock goes: steps run in commit order
+            if steps_outside_writer:
+                _sqlite_writer.release()
+                writer_held = False
+            _run_each(steps)
+    finally:
+        if writer_held:
+            _sqlite_writer.release()
 
 
 class ServiceError(Exception):
@@ -197,10 +228,11 @@ class _CompiledSave:
     time in the worker (docs/benchmarks.md). No signal is sent: nothing listens for these models' saves.
     """
 
-    def __init__(self, model, *, update_fields: list[str] | None = None):
+    def __init__(self, model, *, update_fields: list[str] | None = None, where_version: bool = False):
         self.model = model
         self.update_fields = update_fields
         self.adding = update_fields is None
+        self.where_version = where_version  # an update only where the row still has the version given to run()
         self.sql: dict[str, str] = {}
 
     @functools.cached_property
@@ -221,19 +253,26 @@ class _CompiledSave:
             else:
                 sql = (f"UPDATE {quote(meta.db_table)} SET {', '.join(f'{column} = %s' for column in columns)} "
                        f"WHERE {quote(meta.pk.column)} = %s")
+                if self.where_version:
+                    sql += f" AND {quote('version')} = %s"
             self.sql[connection.vendor] = sql
         return sql
 
-    def run(self, instance) -> None:
+    def run(self, instance, *, version: int | None = None) -> int:
+        """The rows written."""
         params = [field.get_db_prep_save(field.pre_save(instance, self.adding), connection) for field in self.fields]
         if not self.adding:
             params.append(instance.pk)
+        if self.where_version:
+            params.append(version)
         with connection.cursor() as cursor:
             cursor.execute(self._statement(), params)
+            return cursor.rowcount
 
 
 _INSERT_MOVE = _CompiledSave(Move)
 _SAVE_WHAT_A_MOVE_CHANGES = _CompiledSave(Game, update_fields=_FIELDS_A_MOVE_CHANGES)
+_SAVE_WHERE_VERSION = _CompiledSave(Game, update_fields=_FIELDS_A_MOVE_CHANGES, where_version=True)  # SQLite
 
 
 class _MoveWhereVersion:
@@ -631,33 +670,27 @@ def submit_move(*, room_code: str, seat: int, seq, action, by: str = Move.By.PLA
     decision was posed and at most the current one; anything else is stale or bogus. `mover` names the
     socket's move in the update it makes (rooms/move_queue.py).
 
-    `games_in_play`: a worker's memory of the games its thread played last, by room code (PostgreSQL
-    only). A game found there is played without the locked reads, and written only where its row's
-    version is still the one remembered; any doubt (another writer came first, a refusal, a game ending,
-    the room's activity due) plays the move the usual way, under the room's lock."""
+    `games_in_play`: a worker's memory of the games its thread played last, by room code. A game found
+    there is played without the locked reads, and written only where its row's version is still the one
+    remembered; any doubt (another writer came first, a refusal, a game ending, the room's activity due)
+    plays the move the usual way, under the room's lock.
+
+    On SQLite a move lets the next writer in once it has committed: what follows its commit (the update,
+    built before it, and the timers) writes nothing, and runs in commit order (`_writing`)."""
     check_seq(seq)
     code = codes.normalize(room_code)
-    if connection.vendor != "postgresql":  # SQLite's reads cost no round trip, and it has no writing WITH
-        games_in_play = None
     if games_in_play is not None:
         remembered = games_in_play.pop(code, None)
         if remembered is not None and not connection.in_atomic_block:
-            after_commit: list = []
             try:
                 game = _apply_remembered(remembered, seat=seat, seq=seq, action=action, by=by, mover=mover,
-                                         after_commit=after_commit.append)
+                                         remember=lambda played: games_in_play.__setitem__(code, played))
             except _NotRemembered:
                 pass
             else:
-                games_in_play[code] = game
-                for step in after_commit:  # each runs even when another fails, as after any commit here
-                    try:
-                        step()
-                    except Exception:
-                        log.exception("a step after a move's commit failed")
                 return game
     try:
-        with _writing():
+        with _writing(steps_outside_writer=True):
             room = _room_for_update(room_code)
             game = _current_game(room, lock=True)
             _apply_locked(room, game, seat=seat, seq=seq, action=action, by=by, mover=mover)
@@ -741,13 +774,14 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
 
 
 def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str, mover: str | None,
-                      after_commit) -> Game:
-    """A move on a game as this thread last committed it, with no read and one round trip: one statement,
-    its own transaction, writes the game where its version is still the one remembered, and inserts the
-    move only then. The last look (`checked_before_commit`) comes just before it. Raises _NotRemembered,
-    having written nothing, when the version has moved or the move needs more than that (a refusal, which
-    the locked path words from the database, a game ending, the room's activity due). Returns the game as
-    written; what follows the commit is handed to `after_commit`, in order."""
+                      remember) -> Game:
+    """A move on a game as this thread last committed it, with no read: checked, applied and its update
+    built in memory, then written only where the game's row still has the version remembered. On
+    PostgreSQL that is one statement, its own transaction, with the last look (`checked_before_commit`)
+    just before it; on SQLite, the fenced update and the move's insert, the writer lock covering only them
+    and the commit. Raises _NotRemembered, having written nothing, when the version has moved or the move
+    needs more than that (a refusal, which the locked path words from the database, a game ending, the
+    room's activity due). Returns the game as written, handed to `remember` first, after its commit."""
     game = copy.copy(remembered)  # the remembered one stays as it was if this move goes the usual way
     try:
         spec, acting, state, events = _checked(game, seat=seat, seq=seq, action=action, by=by)
@@ -762,13 +796,26 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
     after = _advance(game, spec, previous_to_act=acting, acted=seat, events=events)
     if game.is_over:  # a new game for the room: under the room's lock
         raise _NotRemembered
-    last_look = _last_look.get()
-    if last_look is not None:
-        last_look()  # a refusal here leaves nothing written
-    if not _MOVE_WHERE_VERSION.run(game, Move(game=game, seq=game.seq, seat=seat, action=action, by=by),
-                                   read_version):
-        raise _NotRemembered  # another writer came first: nothing was written
-    _after_move(game, spec, seat=seat, by=by, events=events, after=after, mover=mover, on_commit=after_commit)
+    move = Move(game=game, seq=game.seq, seat=seat, action=action, by=by)
+    steps: list = [lambda: remember(game)]
+    # The update is built before the write (built for nothing if another writer came first, which is rare).
+    _after_move(game, spec, seat=seat, by=by, events=events, after=after, mover=mover, on_commit=steps.append)
+    if connection.vendor == "postgresql":
+        last_look = _last_look.get()
+        if last_look is not None:
+            last_look()  # a refusal here leaves nothing written
+        if not _MOVE_WHERE_VERSION.run(game, move, read_version):
+            raise _NotRemembered  # another writer came first: nothing was written
+        _run_each(steps)
+        return game
+    # SQLite: its transaction takes the database's one writer, so the fenced update and the insert after it
+    # cannot be split by another writer, of this process or another; the last look comes just before COMMIT.
+    with _writing(steps_outside_writer=True):
+        if not _SAVE_WHERE_VERSION.run(game, version=read_version):
+            raise _NotRemembered  # another writer came first: rolled back, nothing written
+        _INSERT_MOVE.run(move)
+        for step in steps:
+            transaction.on_commit(step)
     return game
 
 
