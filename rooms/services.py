@@ -617,7 +617,12 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
         game.deadline_seq = None
         game.paused_remaining = None
         clocks.settle(game, time.time())
-        return (lambda: live.cancel(superseded)) if superseded else (lambda: None)
+
+        def after_the_last(played_for=None):
+            if superseded or played_for:
+                live.replace(superseded, played_for=played_for)
+
+        return after_the_last
     countdown = dropped = None
     timed = spec.timed(game.state)
     showing = spec.showing_seconds(events) if spec.showing_seconds else 0.0
@@ -638,12 +643,13 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
     bot_turns = [] if game.is_paused else [(seat, game.seq) for seat in posed]
     game_id = game.pk
 
-    def after_commit():
+    def after_commit(played_for=None):
+        """`played_for`: the move's note for live.note_played_for, sent with the timers in one round trip."""
         try:
             if countdown:
-                live.replace(superseded, *countdown)
-            elif dropped:
-                live.cancel(dropped)
+                live.replace(superseded, *countdown, played_for=played_for)
+            elif dropped or played_for:
+                live.replace(dropped, played_for=played_for)
         finally:  # the bots' turns too, if the countdown could not be set
             _schedule_bots(game_id, bot_turns, showing)
 
@@ -825,11 +831,13 @@ def _after_move(game: Game, spec, *, seat: int, by: str, events, after, mover: s
     if by in (Move.By.STAND_IN, Move.By.TABLE):
         # The player was away or out of time: their table says who decided for them, now or on return.
         events = [*events, {"type": "played_for", "seat": seat, "by": by, "only": seat}]
-    if by != Move.By.BOT:
-        game_id = game.pk
-        on_commit(lambda: live.note_played_for(game_id, seat, None if by == Move.By.PLAYER else by))
+    # The update first: the players wait on it. Then, in one round trip, the timers and who decided.
     on_commit(broadcast.prepare_game_update(game, events, mover=mover))
-    on_commit(after)
+    if by != Move.By.BOT:
+        played_for = (game.pk, seat, None if by == Move.By.PLAYER else by)
+        on_commit(lambda: after(played_for=played_for))
+    else:
+        on_commit(after)
     if spec.drafts:
         _discard_ended_draft(game, on_commit)
 
