@@ -58,7 +58,10 @@ _last_look: ContextVar = ContextVar("wickwise_last_look", default=None)
 @contextlib.contextmanager
 def checked_before_commit(last_look):
     """Within this, a write calls `last_look()` inside its transaction, after its last statement and just
-    before its commit; a ServiceError from it rolls the write back and is raised to the caller.
+    before its commit; a ServiceError from it rolls the write back and is raised to the caller. It may be
+    called more than once for one request (a move on a remembered game looks before its write, and again
+    at its commit, or at the commit of the locked try after it): the worker's claims the request once, and
+    after that checks only its deadline.
 
     The worker plays a socket's move this way: a move may wait any time for the room's lock, and only a
     check at the commit itself can promise it is not played after its player was told it was not."""
@@ -787,7 +790,10 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
     just before it; on SQLite, the fenced update and the move's insert, the writer lock covering only them
     and the commit. Raises _NotRemembered, having written nothing, when the version has moved or the move
     needs more than that (a refusal, which the locked path words from the database, a game ending, the
-    room's activity due). Returns the game as written, handed to `remember` first, after its commit."""
+    room's activity due). Returns the game as written, handed to `remember` first, after its commit.
+
+    The last look (the worker's claim of the request) comes before the write on both: on SQLite, outside the
+    writer lock, and again at the commit, where a request claimed already has only its deadline checked."""
     game = copy.copy(remembered)  # the remembered one stays as it was if this move goes the usual way
     try:
         spec, acting, state, events = _checked(game, seat=seat, seq=seq, action=action, by=by)
@@ -806,16 +812,19 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
     steps: list = [lambda: remember(game)]
     # The update is built before the write (built for nothing if another writer came first, which is rare).
     _after_move(game, spec, seat=seat, by=by, events=events, after=after, mover=mover, on_commit=steps.append)
+    last_look = _last_look.get()
+    if last_look is not None:
+        # The claim, before the write: a refusal here leaves nothing written. On SQLite it comes before the
+        # writer lock, and the look again just before COMMIT finds it claimed and checks only the deadline:
+        # no round trip to Redis while every writer of the process waits.
+        last_look()
     if connection.vendor == "postgresql":
-        last_look = _last_look.get()
-        if last_look is not None:
-            last_look()  # a refusal here leaves nothing written
         if not _MOVE_WHERE_VERSION.run(game, move, read_version):
             raise _NotRemembered  # another writer came first: nothing was written
         _run_each(steps)
         return game
     # SQLite: its transaction takes the database's one writer, so the fenced update and the insert after it
-    # cannot be split by another writer, of this process or another; the last look comes just before COMMIT.
+    # cannot be split by another writer, of this process or another; the last look again just before COMMIT.
     with _writing(steps_outside_writer=True):
         if not _SAVE_WHERE_VERSION.run(game, version=read_version):
             raise _NotRemembered  # another writer came first: rolled back, nothing written

@@ -203,3 +203,29 @@ def test_on_sqlite_the_next_writer_commits_while_a_move_publishes_and_publishes_
             second.join(10)
     updates = [group for group in published if group in (broadcast.room_group(code), broadcast.room_group(other_code))]
     assert updates[:2] == [broadcast.room_group(code), broadcast.room_group(other_code)]
+
+
+def test_a_remembered_move_is_claimed_before_its_write_and_looked_at_again_at_its_commit():
+    """The claim (the worker's last look) comes before the write, on SQLite outside the writer lock; on SQLite
+    the look again at the commit, which finds the request past its deadline, rolls the move back."""
+    code, _tickets, _game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, memory)
+    moves_seen: list[int] = []
+
+    def last_look():
+        moves_seen.append(Move.objects.filter(game__room_code=code).count())
+        if len(moves_seen) == 2:
+            raise services.ServiceError("move_unanswered", "too late")
+
+    before = what_moves_change(code)
+    with services.checked_before_commit(last_look):
+        if connection.vendor == "sqlite":
+            with pytest.raises(services.ServiceError):
+                _move(code, 1, memory)
+            assert moves_seen == [1, 2]  # claimed before the write; looked at again once written
+            assert what_moves_change(code) == before
+            assert code not in memory
+        else:
+            _move(code, 1, memory)
+            assert moves_seen == [1]  # the one statement comes after it
