@@ -89,9 +89,10 @@ def _run_each(steps) -> None:
 @contextlib.contextmanager
 def _writing(*, steps_outside_writer: bool = False):
     """A write's transaction. On SQLite it holds the process's writer lock, and its steps after the commit
-    run in commit order. `steps_outside_writer`: the next writer may begin while this one's steps run (they
-    must not write, nor read what the next writer may change: a move's steps publish what it built before
-    its commit). Its writer lock then covers the transaction alone."""
+    run in commit order. `steps_outside_writer`: the next writer may begin while this one's steps run, so
+    they must not write, and what they read may be the next writer's (a move's steps publish what it built
+    before its commit; the seats a bot plays, or the room once a game ends, are as good read later). Its
+    writer lock then covers the transaction alone."""
     outermost = not connection.in_atomic_block
     last_look = _last_look.get() if outermost else None
     if connection.vendor != "sqlite":
