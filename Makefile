@@ -44,6 +44,7 @@ bench: setup
 	$(PY) bench/tiles_bots.py --games 1000 --workers 2 --seed tiles
 	$(PY) bench/tiles_validator.py
 	$(PY) bench/drafts.py
+	$(PY) bench/move_cost.py
 	$(PY) bench/tiles_judge_js.py
 	$(PY) bench/live_load.py --clients 200
 

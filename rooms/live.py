@@ -64,13 +64,20 @@ def cancel(member: str) -> None:
     client().zrem(key(TIMERS), member)
 
 
-def replace(old: str | None, new: str | None = None, at: float | None = None) -> None:
-    """Drop the timer `old` and schedule `new` at `at`, in one round trip."""
+def replace(old: str | None, new: str | None = None, at: float | None = None, *,
+            played_for: tuple[int, int, str | None] | None = None) -> None:
+    """Drop the timer `old` and schedule `new` at `at`, and `note_played_for(*played_for)`, in one round trip
+    (a move's writes to Redis after its commit)."""
+    dropping = old is not None and old != new
+    if not (dropping or new is not None or played_for is not None):
+        return
     pipe = client().pipeline(transaction=False)
-    if old is not None and old != new:
+    if dropping:
         pipe.zrem(key(TIMERS), old)
     if new is not None:
         pipe.zadd(key(TIMERS), {new: at})
+    if played_for is not None:
+        _note_played_for(pipe, *played_for)
     _timer_write(pipe.execute)
 
 
@@ -160,11 +167,15 @@ PLAYED_FOR_TTL_SECONDS = 6 * 3600
 def note_played_for(game_id: int, seat: int, by: str | None) -> None:
     """Remember that a stand-in or the table made this seat's last decision (by), or forget it (None: the
     player decided), so that a player coming back is told in their snapshot."""
+    _note_played_for(client(), game_id, seat, by)
+
+
+def _note_played_for(redis_client, game_id: int, seat: int, by: str | None) -> None:
     name = key("played_for", game_id, seat)
     if by is None:
-        client().delete(name)
+        redis_client.delete(name)
     else:
-        client().set(name, by, ex=PLAYED_FOR_TTL_SECONDS)
+        redis_client.set(name, by, ex=PLAYED_FOR_TTL_SECONDS)
 
 
 def played_for(game_id: int, seat: int) -> str | None:

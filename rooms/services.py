@@ -44,6 +44,10 @@ _FIELDS_A_MOVE_CHANGES = [
 # which under load costs far more than the writes. Writers of one process queue on a lock instead;
 # PostgreSQL's row locks need no help.
 _sqlite_writer = threading.RLock()
+# What a write does after its commit (its update, its timers) runs under this lock, taken before the writer
+# lock is let go: the writers of one process publish in the order they committed, even those that let the
+# next writer in before their steps run (`_writing(steps_outside_writer=True)`).
+_sqlite_after_commit = threading.RLock()
 
 
 # A last look just before a write commits (`checked_before_commit`): None, or a callable that raises a
@@ -54,7 +58,10 @@ _last_look: ContextVar = ContextVar("wickwise_last_look", default=None)
 @contextlib.contextmanager
 def checked_before_commit(last_look):
     """Within this, a write calls `last_look()` inside its transaction, after its last statement and just
-    before its commit; a ServiceError from it rolls the write back and is raised to the caller.
+    before its commit; a ServiceError from it rolls the write back and is raised to the caller. It may be
+    called more than once for one request (a move on a remembered game looks before its write, and again
+    at its commit, or at the commit of the locked try after it): the worker's claims the request once, and
+    after that checks only its deadline.
 
     The worker plays a socket's move this way: a move may wait any time for the room's lock, and only a
     check at the commit itself can promise it is not played after its player was told it was not."""
@@ -71,24 +78,52 @@ def _each_step_on_its_own() -> None:
     connection.run_on_commit = [(ids, step, True) for ids, step, _robust in connection.run_on_commit]
 
 
+def _run_each(steps) -> None:
+    for step in steps:  # each runs even when another fails, as _each_step_on_its_own has it
+        try:
+            step()
+        except Exception:
+            log.exception("a step after a commit failed")
+
+
 @contextlib.contextmanager
-def _writing():
+def _writing(*, steps_outside_writer: bool = False):
+    """A write's transaction. On SQLite it holds the process's writer lock, and its steps after the commit
+    run in commit order. `steps_outside_writer`: the next writer may begin while this one's steps run, so
+    they must not write, and what they read may be the next writer's (a move's steps publish what it built
+    before its commit; the seats a bot plays, or the room once a game ends, are as good read later). Its
+    writer lock then covers the transaction alone."""
     outermost = not connection.in_atomic_block
     last_look = _last_look.get() if outermost else None
-    if connection.vendor == "sqlite":
-        with _sqlite_writer, transaction.atomic():
-            yield
-            if last_look is not None:
-                last_look()
-            if outermost:
-                _each_step_on_its_own()
-    else:
+    if connection.vendor != "sqlite":
         with transaction.atomic():
             yield
             if last_look is not None:
                 last_look()
             if outermost:
                 _each_step_on_its_own()
+        return
+    if not outermost:
+        with _sqlite_writer, transaction.atomic():
+            yield
+        return
+    writer_held = True
+    _sqlite_writer.acquire()
+    try:
+        with transaction.atomic():
+            yield
+            if last_look is not None:
+                last_look()
+            steps = [step for _ids, step, _robust in connection.run_on_commit]
+            connection.run_on_commit = []  # run below, once committed: the commit runs none
+        with _sqlite_after_commit:  # taken before the writer lock goes: steps run in commit order
+            if steps_outside_writer:
+                _sqlite_writer.release()
+                writer_held = False
+            _run_each(steps)
+    finally:
+        if writer_held:
+            _sqlite_writer.release()
 
 
 class ServiceError(Exception):
@@ -197,10 +232,11 @@ class _CompiledSave:
     time in the worker (docs/benchmarks.md). No signal is sent: nothing listens for these models' saves.
     """
 
-    def __init__(self, model, *, update_fields: list[str] | None = None):
+    def __init__(self, model, *, update_fields: list[str] | None = None, where_version: bool = False):
         self.model = model
         self.update_fields = update_fields
         self.adding = update_fields is None
+        self.where_version = where_version  # an update only where the row still has the version given to run()
         self.sql: dict[str, str] = {}
 
     @functools.cached_property
@@ -221,19 +257,26 @@ class _CompiledSave:
             else:
                 sql = (f"UPDATE {quote(meta.db_table)} SET {', '.join(f'{column} = %s' for column in columns)} "
                        f"WHERE {quote(meta.pk.column)} = %s")
+                if self.where_version:
+                    sql += f" AND {quote('version')} = %s"
             self.sql[connection.vendor] = sql
         return sql
 
-    def run(self, instance) -> None:
+    def run(self, instance, *, version: int | None = None) -> int:
+        """The rows written."""
         params = [field.get_db_prep_save(field.pre_save(instance, self.adding), connection) for field in self.fields]
         if not self.adding:
             params.append(instance.pk)
+        if self.where_version:
+            params.append(version)
         with connection.cursor() as cursor:
             cursor.execute(self._statement(), params)
+            return cursor.rowcount
 
 
 _INSERT_MOVE = _CompiledSave(Move)
 _SAVE_WHAT_A_MOVE_CHANGES = _CompiledSave(Game, update_fields=_FIELDS_A_MOVE_CHANGES)
+_SAVE_WHERE_VERSION = _CompiledSave(Game, update_fields=_FIELDS_A_MOVE_CHANGES, where_version=True)  # SQLite
 
 
 class _MoveWhereVersion:
@@ -581,7 +624,12 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
         game.deadline_seq = None
         game.paused_remaining = None
         clocks.settle(game, time.time())
-        return (lambda: live.cancel(superseded)) if superseded else (lambda: None)
+
+        def after_the_last(played_for=None):
+            if superseded or played_for:
+                live.replace(superseded, played_for=played_for)
+
+        return after_the_last
     countdown = dropped = None
     timed = spec.timed(game.state)
     showing = spec.showing_seconds(events) if spec.showing_seconds else 0.0
@@ -602,12 +650,13 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
     bot_turns = [] if game.is_paused else [(seat, game.seq) for seat in posed]
     game_id = game.pk
 
-    def after_commit():
+    def after_commit(played_for=None):
+        """`played_for`: the move's note for live.note_played_for, sent with the timers in one round trip."""
         try:
             if countdown:
-                live.replace(superseded, *countdown)
-            elif dropped:
-                live.cancel(dropped)
+                live.replace(superseded, *countdown, played_for=played_for)
+            elif dropped or played_for:
+                live.replace(dropped, played_for=played_for)
         finally:  # the bots' turns too, if the countdown could not be set
             _schedule_bots(game_id, bot_turns, showing)
 
@@ -634,33 +683,27 @@ def submit_move(*, room_code: str, seat: int, seq, action, by: str = Move.By.PLA
     decision was posed and at most the current one; anything else is stale or bogus. `mover` names the
     socket's move in the update it makes (rooms/move_queue.py).
 
-    `games_in_play`: a worker's memory of the games its thread played last, by room code (PostgreSQL
-    only). A game found there is played without the locked reads, and written only where its row's
-    version is still the one remembered; any doubt (another writer came first, a refusal, a game ending,
-    the room's activity due) plays the move the usual way, under the room's lock."""
+    `games_in_play`: a worker's memory of the games its thread played last, by room code. A game found
+    there is played without the locked reads, and written only where its row's version is still the one
+    remembered; any doubt (another writer came first, a refusal, a game ending, the room's activity due)
+    plays the move the usual way, under the room's lock.
+
+    On SQLite a move lets the next writer in once it has committed: what follows its commit (the update,
+    built before it, and the timers) writes nothing, and runs in commit order (`_writing`)."""
     check_seq(seq)
     code = codes.normalize(room_code)
-    if connection.vendor != "postgresql":  # SQLite's reads cost no round trip, and it has no writing WITH
-        games_in_play = None
     if games_in_play is not None:
         remembered = games_in_play.pop(code, None)
         if remembered is not None and not connection.in_atomic_block:
-            after_commit: list = []
             try:
                 game = _apply_remembered(remembered, seat=seat, seq=seq, action=action, by=by, mover=mover,
-                                         after_commit=after_commit.append)
+                                         remember=lambda played: games_in_play.__setitem__(code, played))
             except _NotRemembered:
                 pass
             else:
-                games_in_play[code] = game
-                for step in after_commit:  # each runs even when another fails, as after any commit here
-                    try:
-                        step()
-                    except Exception:
-                        log.exception("a step after a move's commit failed")
                 return game
     try:
-        with _writing():
+        with _writing(steps_outside_writer=True):
             room = _room_for_update(room_code)
             game = _current_game(room, lock=True)
             _apply_locked(room, game, seat=seat, seq=seq, action=action, by=by, mover=mover)
@@ -744,13 +787,17 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
 
 
 def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str, mover: str | None,
-                      after_commit) -> Game:
-    """A move on a game as this thread last committed it, with no read and one round trip: one statement,
-    its own transaction, writes the game where its version is still the one remembered, and inserts the
-    move only then. The last look (`checked_before_commit`) comes just before it. Raises _NotRemembered,
-    having written nothing, when the version has moved or the move needs more than that (a refusal, which
-    the locked path words from the database, a game ending, the room's activity due). Returns the game as
-    written; what follows the commit is handed to `after_commit`, in order."""
+                      remember) -> Game:
+    """A move on a game as this thread last committed it, with no read: checked, applied and its update
+    built in memory, then written only where the game's row still has the version remembered. On
+    PostgreSQL that is one statement, its own transaction, with the last look (`checked_before_commit`)
+    just before it; on SQLite, the fenced update and the move's insert, the writer lock covering only them
+    and the commit. Raises _NotRemembered, having written nothing, when the version has moved or the move
+    needs more than that (a refusal, which the locked path words from the database, a game ending, the
+    room's activity due). Returns the game as written, handed to `remember` first, after its commit.
+
+    The last look (the worker's claim of the request) comes before the write on both: on SQLite, outside the
+    writer lock, and again at the commit, where a request claimed already has only its deadline checked."""
     game = copy.copy(remembered)  # the remembered one stays as it was if this move goes the usual way
     try:
         spec, acting, state, events = _checked(game, seat=seat, seq=seq, action=action, by=by)
@@ -765,13 +812,29 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
     after = _advance(game, spec, previous_to_act=acting, acted=seat, events=events)
     if game.is_over:  # a new game for the room: under the room's lock
         raise _NotRemembered
+    move = Move(game=game, seq=game.seq, seat=seat, action=action, by=by)
+    steps: list = [lambda: remember(game)]
+    # The update is built before the write (built for nothing if another writer came first, which is rare).
+    _after_move(game, spec, seat=seat, by=by, events=events, after=after, mover=mover, on_commit=steps.append)
     last_look = _last_look.get()
     if last_look is not None:
-        last_look()  # a refusal here leaves nothing written
-    if not _MOVE_WHERE_VERSION.run(game, Move(game=game, seq=game.seq, seat=seat, action=action, by=by),
-                                   read_version):
-        raise _NotRemembered  # another writer came first: nothing was written
-    _after_move(game, spec, seat=seat, by=by, events=events, after=after, mover=mover, on_commit=after_commit)
+        # The claim, before the write: a refusal here leaves nothing written. On SQLite it comes before the
+        # writer lock, and the look again just before COMMIT finds it claimed and checks only the deadline:
+        # no round trip to Redis while every writer of the process waits.
+        last_look()
+    if connection.vendor == "postgresql":
+        if not _MOVE_WHERE_VERSION.run(game, move, read_version):
+            raise _NotRemembered  # another writer came first: nothing was written
+        _run_each(steps)
+        return game
+    # SQLite: its transaction takes the database's one writer, so the fenced update and the insert after it
+    # cannot be split by another writer, of this process or another; the last look again just before COMMIT.
+    with _writing(steps_outside_writer=True):
+        if not _SAVE_WHERE_VERSION.run(game, version=read_version):
+            raise _NotRemembered  # another writer came first: rolled back, nothing written
+        _INSERT_MOVE.run(move)
+        for step in steps:
+            transaction.on_commit(step)
     return game
 
 
@@ -781,11 +844,13 @@ def _after_move(game: Game, spec, *, seat: int, by: str, events, after, mover: s
     if by in (Move.By.STAND_IN, Move.By.TABLE):
         # The player was away or out of time: their table says who decided for them, now or on return.
         events = [*events, {"type": "played_for", "seat": seat, "by": by, "only": seat}]
-    if by != Move.By.BOT:
-        game_id = game.pk
-        on_commit(lambda: live.note_played_for(game_id, seat, None if by == Move.By.PLAYER else by))
+    # The update first: the players wait on it. Then, in one round trip, the timers and who decided.
     on_commit(broadcast.prepare_game_update(game, events, mover=mover))
-    on_commit(after)
+    if by != Move.By.BOT:
+        played_for = (game.pk, seat, None if by == Move.By.PLAYER else by)
+        on_commit(lambda: after(played_for=played_for))
+    else:
+        on_commit(after)
     if spec.drafts:
         _discard_ended_draft(game, on_commit)
 

@@ -1,19 +1,20 @@
-"""A worker's thread remembers the games it played last (services.submit_move's `games_in_play`): on
-PostgreSQL a move on a remembered game is written with no read, only where the game's row still has the
-version remembered. Whatever else wrote the game meanwhile, the move must be judged and written against the
-database, never against the memory."""
+"""A worker's thread remembers the games it played last (services.submit_move's `games_in_play`): a move on
+a remembered game is written with no read, only where the game's row still has the version remembered.
+Whatever else wrote the game meanwhile, the move must be judged and written against the database, never
+against the memory."""
 
 from __future__ import annotations
 
 import json
 import threading
 import time
+from unittest import mock
 
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from rooms import move_queue, services
+from rooms import broadcast, move_queue, services
 from rooms.models import Game, Move
 from tests.rooms.helpers import candle_for, game_in_play, started_room, what_moves_change
 
@@ -37,21 +38,24 @@ def test_every_write_of_a_game_raises_its_version():
     assert before < after_move < after_pause < game_in_play(code).version
 
 
-def test_a_remembered_game_is_played_without_reading_it_on_postgresql():
+def test_a_remembered_game_is_played_without_reading_it():
     code, _tickets, _game = started_room(3)
     memory: dict = {}
     _move(code, 0, memory)
-    assert (code in memory) == (connection.vendor == "postgresql")
+    assert code in memory
     before = game_in_play(code)
     with CaptureQueriesContext(connection) as queries:
         _move(code, 1, memory, game=before)
+    statements = [q["sql"] for q in queries.captured_queries]
     if connection.vendor == "postgresql":
-        statements = [q["sql"] for q in queries.captured_queries]
         assert len(statements) == 1 and "WITH" in statements[0], statements  # one round trip, its own commit
+    else:  # the fenced update and the move's insert in one transaction: nothing read
+        assert [sql.split()[0] for sql in statements] == ["BEGIN", "UPDATE", "INSERT", "COMMIT"], statements
+        assert '"version" = ' in statements[1].split("WHERE")[-1], statements
     game = game_in_play(code)
     assert game.seq == 2
     assert list(Move.objects.filter(game=game).order_by("seq").values_list("seq", "seat")) == [(1, 0), (2, 1)]
-    assert memory.get(code, game).version == game.version
+    assert memory[code].version == game.version
 
 
 def test_a_move_after_another_writer_is_played_on_the_database_not_the_memory():
@@ -153,3 +157,75 @@ def test_a_worker_plays_a_rooms_requests_one_at_a_time_in_the_order_taken(monkey
         numbers = [n for played_room, n in played if played_room == room]
         assert numbers == sorted(numbers) and numbers
     assert len(played) == 12 and not player.rooms_in_play
+
+
+def test_on_sqlite_the_next_writer_commits_while_a_move_publishes_and_publishes_after_it():
+    """A move lets SQLite's writer lock go once committed, so the next writer need not wait for its update
+    and timers; the updates still leave in commit order."""
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's writer lock")
+    code, _tickets, _game = started_room(3)
+    other_code, _tickets, other_game = started_room(3)
+    published: list[str] = []
+    publishing, go_on = threading.Event(), threading.Event()
+    send = broadcast._send
+
+    def slow_send(group, message):
+        if group == broadcast.room_group(code) and message["type"] == "game.update" and not publishing.is_set():
+            publishing.set()
+            go_on.wait(30)
+        published.append(group)
+        send(group, message)
+
+    def in_a_thread(play):
+        def run():
+            try:
+                play()
+            finally:
+                connection.close()
+        thread = threading.Thread(target=run)
+        thread.start()
+        return thread
+
+    with mock.patch.object(broadcast, "_send", slow_send):
+        first = in_a_thread(lambda: _move(code, 0, {}))
+        assert publishing.wait(10)
+        second = in_a_thread(lambda: _move(other_code, 0, None))
+        try:
+            deadline = time.monotonic() + 5
+            while not Move.objects.filter(game=other_game).exists():  # committed while the first move publishes
+                assert time.monotonic() < deadline, "the second move waited for the first one's update"
+                time.sleep(0.01)
+            assert broadcast.room_group(other_code) not in published
+        finally:
+            go_on.set()
+            first.join(10)
+            second.join(10)
+    updates = [group for group in published if group in (broadcast.room_group(code), broadcast.room_group(other_code))]
+    assert updates[:2] == [broadcast.room_group(code), broadcast.room_group(other_code)]
+
+
+def test_a_remembered_move_is_claimed_before_its_write_and_looked_at_again_at_its_commit():
+    """The claim (the worker's last look) comes before the write, on SQLite outside the writer lock; on SQLite
+    the look again at the commit, which finds the request past its deadline, rolls the move back."""
+    code, _tickets, _game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, memory)
+    moves_seen: list[int] = []
+
+    def last_look():
+        moves_seen.append(Move.objects.filter(game__room_code=code).count())
+        if len(moves_seen) == 2:
+            raise services.ServiceError("move_unanswered", "too late")
+
+    before = what_moves_change(code)
+    with services.checked_before_commit(last_look):
+        if connection.vendor == "sqlite":
+            with pytest.raises(services.ServiceError):
+                _move(code, 1, memory)
+            assert moves_seen == [1, 2]  # claimed before the write; looked at again once written
+            assert what_moves_change(code) == before
+            assert code not in memory
+        else:
+            _move(code, 1, memory)
+            assert moves_seen == [1]  # the one statement comes after it

@@ -1,0 +1,243 @@
+"""What one socket move costs the worker, in one process: candles moves played as the worker plays them.
+
+    python bench/move_cost.py [--rooms 10] [--moves 2000] [--profile]
+
+Each move goes through the worker's own path (rooms.move_queue.play, with the answer-key claim, the games
+remembered by room, and the update published to Redis), between the two close_old_connections() the worker
+runs around every request. Rooms of four people play in turn, one seat of each room after the other, and a
+room that ends its game plays again (those starts are not counted).
+
+Prints, in milliseconds, the median and p99 of each move's wall-clock time, of its thread's CPU time, and
+of the time it held what the next writer of the room waits on: SQLite's writer lock (one per process, for
+every room) or, on PostgreSQL, the game's row (from the statement that locks it to the commit). With
+--profile, the functions that took the most time over the timed moves (cProfile).
+
+Uses DATABASE_URL if set, else a fresh SQLite file in var/bench/, and a Redis at REDIS_URL (started locally
+when none answers), under a key prefix of its own that it deletes at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import statistics
+import sys
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the project root, to run standalone
+
+from bench.common import percentile  # noqa: E402
+from scripts.localredis import started_redis  # noqa: E402
+
+
+def setup_django(redis_url: str) -> None:
+    workdir = ROOT / "var" / "bench"
+    workdir.mkdir(parents=True, exist_ok=True)
+    database = workdir / f"move-cost-{os.getpid()}.sqlite3"
+    os.environ.setdefault("DATABASE_URL", f"sqlite:///{database}")
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
+    os.environ["REDIS_URL"] = redis_url
+    os.environ["REDIS_PREFIX"] = f"wwbench{os.getpid()}:"
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    os.environ["DEBUG"] = "false"  # as the worker runs: no query log
+    os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1")
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
+class HeldLock:
+    """SQLite's writer lock, timing how long each outermost hold lasts."""
+
+    def __init__(self, lock, held: list[float]):
+        self.lock, self.held = lock, held
+        self.depth = 0
+        self.since = 0.0
+
+    def __enter__(self):
+        self.lock.acquire()
+        self.depth += 1
+        if self.depth == 1:
+            self.since = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        self.depth -= 1
+        if self.depth == 0:
+            self.held.append(time.perf_counter() - self.since)
+        self.lock.release()
+
+    def acquire(self, *args, **kwargs):
+        self.__enter__()
+        return True
+
+    def release(self):
+        self.__exit__(None, None, None)
+
+
+class HeldRow:
+    """On PostgreSQL: from the statement that locks the game's row (a FOR UPDATE, or the move's one
+    statement) to the end of its commit."""
+
+    def __init__(self, held: list[float]):
+        self.held = held
+        self.since: float | None = None
+
+    def __call__(self, execute, sql, params, many, context):
+        locks = "FOR UPDATE" in sql or "WITH written" in sql
+        if locks and self.since is None:
+            self.since = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            if "WITH written" in sql and self.since is not None:  # it commits by itself
+                self.held.append(time.perf_counter() - self.since)
+                self.since = None
+
+    def committed(self):
+        if self.since is not None:
+            self.held.append(time.perf_counter() - self.since)
+            self.since = None
+
+
+def new_rooms(count: int) -> list[str]:
+    from rooms import services
+
+    codes = []
+    for number in range(count):
+        host = services.create_room(game="candles", seat_count=4, options={}, host_name=f"Host {number}")
+        for seat in range(1, 4):
+            services.join_room(room_code=host.room_code, name=f"Player {number}-{seat}")
+        services.start_game(room_code=host.room_code, seat=0)
+        codes.append(host.room_code)
+    return codes
+
+
+def payload(kind: str, code: str, seat: int, *, seq=None, action=None) -> dict:
+    now = time.time()
+    return {"kind": kind, "room": code, "seat": seat, "seq": seq, "action": action, "mover": uuid.uuid4().hex,
+            "reply_to": "bench.nobody", "language": "en", "ref": None, "sent_at": now, "deadline": now + 5.0}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rooms", type=int, default=10)
+    parser.add_argument("--moves", type=int, default=2000, help="moves timed (after 200 untimed)")
+    parser.add_argument("--profile", action="store_true", help="print cProfile's top functions over the timed moves")
+    parser.add_argument("--top", type=int, default=35)
+    args = parser.parse_args()
+    with started_redis(os.environ.get("REDIS_URL")) as redis_url:
+        setup_django(redis_url)
+        try:
+            return run(args)
+        finally:
+            from tests.support import flush_suite_redis
+
+            flush_suite_redis()
+            database = os.environ["DATABASE_URL"]
+            if database.startswith("sqlite:///") and "move-cost-" in database:
+                for suffix in ("", "-wal", "-shm"):
+                    Path(database.removeprefix("sqlite:///") + suffix).unlink(missing_ok=True)
+
+
+def run(args) -> int:
+    from django.db import close_old_connections, connection
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+    from rooms import move_queue, services
+    from rooms.models import Game
+
+    held: list[float] = []
+    row = HeldRow(held)
+    if connection.vendor == "sqlite":
+        services._sqlite_writer = HeldLock(services._sqlite_writer, held)
+    else:
+        commit = BaseDatabaseWrapper.commit
+
+        def timed_commit(self):
+            try:
+                return commit(self)
+            finally:
+                row.committed()
+
+        BaseDatabaseWrapper.commit = timed_commit
+    rooms = new_rooms(args.rooms)
+    memory: dict = {}
+    wall: list[float] = []
+    cpu: list[float] = []
+    holds: list[float] = []
+    statements = [0]
+
+    def counted(execute, sql, params, many, context):
+        statements[0] += 1
+        return execute(sql, params, many, context)
+
+    def play(request: dict) -> None:  # as MovePlayer._play, but for its bookkeeping in Redis
+        close_old_connections()
+        try:
+            move_queue.play(request, games_in_play=memory)
+        finally:
+            close_old_connections()
+
+    def latest(code: str) -> Game:
+        return Game.objects.filter(room_code=code).order_by("-number").first()
+
+    profile = cProfile.Profile() if args.profile else None
+    warm_up, timed_moves = 200, 0
+    played = 0
+    while timed_moves < args.moves:
+        games = {code: latest(code) for code in rooms}
+        for code, game in games.items():
+            if game.status != Game.Status.PLAYING:
+                play(payload("play_again", code, 0))
+                games[code] = latest(code)
+        for seat in range(4):
+            for code in rooms:
+                game = games[code]
+                if timed_moves >= args.moves:
+                    break
+                request = payload("move", code, seat, seq=game.seq,
+                                  action={"type": "play", "candle": game.state["hands"][seat][0]})
+                timing = played >= warm_up
+                del held[:]
+                with connection.execute_wrapper(counted), connection.execute_wrapper(row):
+                    if timing and profile is not None:
+                        profile.enable()
+                    started, started_cpu = time.perf_counter(), time.thread_time()
+                    play(request)
+                    ended, ended_cpu = time.perf_counter(), time.thread_time()
+                    if timing and profile is not None:
+                        profile.disable()
+                played += 1
+                if timing:
+                    wall.append((ended - started) * 1e3)
+                    cpu.append((ended_cpu - started_cpu) * 1e3)
+                    holds.append(sum(held) * 1e3)
+                    timed_moves += 1
+                    if timed_moves == 1:
+                        statements[0] = 0
+    print(f"{connection.vendor}, {args.rooms} rooms, {len(wall)} moves timed after {warm_up}, "
+          f"{statements[0] / max(1, len(wall) - 1):.2f} SQL statements a move")
+    print(f"{'ms a move':<28} {'median':>8} {'p90':>8} {'p99':>8}")
+    for name, values in (("wall clock", wall), ("thread CPU", cpu), ("writer held" if connection.vendor == "sqlite"
+                                                                    else "game row held", holds)):
+        print(f"{name:<28} {statistics.median(values):>8.3f} {percentile(values, 0.9):>8.3f} "
+              f"{percentile(values, 0.99):>8.3f}")
+    if profile is not None:
+        for order in ("cumulative", "tottime"):
+            out = io.StringIO()
+            pstats.Stats(profile, stream=out).sort_stats(order).print_stats(args.top)
+            print(out.getvalue())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
