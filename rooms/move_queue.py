@@ -20,7 +20,7 @@ tells its player only after the deadline plus a margin, and the worker's own dea
 commit, keeps the move from landing after it.
 
 Two lanes: moves go ahead of starts. Moves wait in one list, starts and play-agains in another, and a
-worker takes from the moves' list first and from the starts' only what is left of its room, with at most
+worker takes from the moves' list first and from the starts' only with the slots it has left, with at most
 half its threads (START_SHARE) on starts at once. A start costs the worker several moves; 250 hosts
 pressing Start at once used to hold the first moves of the rooms started first behind the starts still
 waiting, for up to two seconds, and now a move finds a thread free.
@@ -32,8 +32,8 @@ when no game of the room is in play (else it is refused: the game has started), 
 is; so the two commute, except for a move on the game that very start begins, which a client can send
 only once it has seen that game, that is once the start was played. A move sent blind, before its client
 saw the game, may then be refused as if it had been sent before the start; it was never guaranteed to
-land. A move sent before a start is never taken after it: a take empties the moves' list first, in the
-same step.
+land. A move sent before a start is never taken after it: a take reaches the starts' list only once the
+moves' list is empty, in the same step.
 
 A worker blocks without polling: each hand-over also rings its lane's bell (a list holding at most one
 element), the worker waits on the bells, and its take clears a lane's bell, in the same step, when it
@@ -224,16 +224,16 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
 # is left ringing if the lane still holds requests (another worker may take them), silent if it is empty.
 _TAKE = """
 local taken = {{}, {}}
-local room = tonumber(ARGV[1])
+local left = tonumber(ARGV[1])
 for lane = 1, 2 do
-  local limit = room
-  if lane == 2 then limit = math.min(room, tonumber(ARGV[2])) end
+  local limit = left
+  if lane == 2 then limit = math.min(left, tonumber(ARGV[2])) end
   while #taken[lane] < limit do
     local raw = redis.call('LMOVE', KEYS[lane], KEYS[3], 'LEFT', 'RIGHT')
     if not raw then break end
     taken[lane][#taken[lane] + 1] = raw
   end
-  room = room - #taken[lane]
+  left = left - #taken[lane]
   if redis.call('LLEN', KEYS[lane]) == 0 then
     redis.call('DEL', KEYS[lane + 3])
   elseif redis.call('LLEN', KEYS[lane + 3]) == 0 then
