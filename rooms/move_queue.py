@@ -220,8 +220,9 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
 
 
 # Take up to ARGV[1] requests onto this worker's list (KEYS[3]), moves (KEYS[1]) first, then starts (KEYS[2])
-# but at most ARGV[2] of them; returns the moves and the starts taken. Each lane's bell (KEYS[4], KEYS[5])
-# is left ringing if the lane still holds requests (another worker may take them), silent if it is empty.
+# but at most ARGV[2] of them; returns the moves and the starts taken, and 1 if this worker could take more
+# now, else 0. Each lane's bell (KEYS[4], KEYS[5]) is left ringing if the lane still holds requests (another
+# worker may take them), silent if it is empty.
 _TAKE = """
 local taken = {{}, {}}
 local left = tonumber(ARGV[1])
@@ -240,7 +241,8 @@ for lane = 1, 2 do
     redis.call('RPUSH', KEYS[lane + 3], 1)
   end
 end
-return taken
+local more = redis.call('LLEN', KEYS[1]) > 0 or (redis.call('LLEN', KEYS[2]) > 0 and #taken[2] < tonumber(ARGV[2]))
+return {taken[1], taken[2], more and 1 or 0}
 """
 
 # Put a dead worker's taken requests (KEYS[2]) back at the head of the moves' lane (KEYS[1]), in their order,
@@ -337,6 +339,7 @@ class MovePlayer:
     def _take(self) -> None:
         (moves, moves_bell), (starts, starts_bell) = _lane_of("move"), _lane_of("start")
         redis_client = live.client()
+        idle = False  # the last take left nothing this worker could take: the next one waits for a bell first
         while not self.stopping.is_set():
             try:
                 self._look_after_others()  # whether or not this worker has a free thread
@@ -353,13 +356,16 @@ class MovePlayer:
                 start_slots += 1
             taken_moves, taken_starts = [], []
             try:
-                taken_moves, taken_starts = redis_client.eval(
-                    _TAKE, 5, moves, starts, self.taken_key, moves_bell, starts_bell, slots, start_slots)
-                if not taken_moves and not taken_starts:
-                    # Nothing to take: wait for a bell. With no start slot free, not the starts' one (it rings
-                    # while starts wait), but this worker's own, rung when one of its starts ends.
+                if idle:
+                    # Wait for a bell (a take silenced the bells of the lanes it left empty, so a push since rang
+                    # one). With no start slot free, not the starts' bell (it rings while starts wait) but this
+                    # worker's own, rung when one of its starts ends. Past the timeout, a take looks anyway.
                     redis_client.blpop([moves_bell, self.bell_key, *([starts_bell] if start_slots else [])], 0.5)
+                taken_moves, taken_starts, more = redis_client.eval(
+                    _TAKE, 5, moves, starts, self.taken_key, moves_bell, starts_bell, slots, start_slots)
+                idle = not more  # an idle worker makes one round trip less a request: no take that finds nothing
             except Exception:
+                idle = False
                 log.exception("taking moves failed; retrying")
                 self.stopping.wait(1.0)
             finally:
