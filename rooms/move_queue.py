@@ -19,9 +19,32 @@ the worker got there first (the move's update is then on its way). If Redis cann
 tells its player only after the deadline plus a margin, and the worker's own deadline check, also at the
 commit, keeps the move from landing after it.
 
+Two lanes: moves go ahead of starts. Moves wait in one list, starts and play-agains in another, and a
+worker takes from the moves' list first and from the starts' only with the slots it has left, with at most
+half its threads (START_SHARE) on starts at once. A start costs the worker several moves; 250 hosts
+pressing Start at once used to hold the first moves of the rooms started first behind the starts still
+waiting, for up to two seconds, and now a move finds a thread free.
+
+The lanes keep each room's requests in order, as far as any client can tell. A room's requests are played
+one at a time in the order the worker took them (MovePlayer), and within a lane in the order sent; only a
+move handed over after a start (or a play-again) may be taken before it. A start changes something only
+when no game of the room is in play (else it is refused: the game has started), and a move only when one
+is; so the two commute, except for a move on the game that very start begins, which a client can send
+only once it has seen that game, that is once the start was played. A move sent blind, before its client
+saw the game, may then be refused as if it had been sent before the start; it was never guaranteed to
+land. A move sent before a start is never taken after it: a take reaches the starts' list only once the
+moves' list is empty, in the same step.
+
+A worker blocks without polling: each hand-over also rings its lane's bell (a list holding at most one
+element), the worker waits on the bells, and its take clears a lane's bell, in the same step, when it
+leaves that lane empty (and rings it again when it leaves requests behind, for another worker). A worker
+whose start threads are all busy does not listen to the starts' bell; a start that ends rings a bell of
+this worker's own.
+
 A worker moves each request it takes onto a list of its own (`moves:taken:ID`) and removes it once it is
 played or refused; a worker that dies leaves its list behind, and the next worker to look (every second)
-puts those requests back at the head of the queue, to be played if their deadline has not passed.
+puts those requests back at the head of the moves' list, starts too, in the order taken: they are late
+already, and a start put back ahead of its room's moves keeps them in order.
 """
 
 from __future__ import annotations
@@ -47,7 +70,14 @@ from rooms import broadcast, codes, live, services
 
 log = logging.getLogger("wickwise.moves")
 
-QUEUE = "moves"
+QUEUE = "moves"  # the moves' lane; the starts' lane, the bells and the workers' lists are named after it
+START_SHARE = 0.5  # at most this share of a worker's move threads plays starts and play-agains at once
+
+
+def _lane_of(kind: str) -> tuple[str, str]:
+    """The list a request of this kind waits in, and its bell."""
+    lane = live.key(QUEUE) if kind == "move" else live.key(QUEUE, "starts")
+    return lane, lane + ":bell"
 
 
 def answer_within() -> float:
@@ -108,7 +138,12 @@ async def hand_over(*, kind: str = "move", room_code: str, seat: int, mover: str
     payload = {"kind": kind, "room": room_code, "seat": seat, "seq": seq, "action": action, "mover": mover,
                "reply_to": reply_to, "language": language, "ref": ref, "sent_at": sent_at,
                "deadline": deadline_from(sent_at)}
-    await _client_for_this_loop().rpush(live.key(QUEUE), json.dumps(payload, separators=(",", ":")))
+    lane, bell = _lane_of(kind)
+    async with _client_for_this_loop().pipeline(transaction=False) as pipe:  # one round trip, in this order
+        pipe.rpush(lane, json.dumps(payload, separators=(",", ":")))
+        pipe.rpush(bell, 1)
+        pipe.ltrim(bell, 0, 0)  # a bell holds one ring at most
+        await pipe.execute()
 
 
 async def claim_told(mover: str) -> bool:
@@ -184,22 +219,40 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
             })
 
 
-# Take up to ARGV[1] more requests from the queue onto this worker's list, in one round trip.
-_TAKE_MORE = """
-local taken = {}
-for i = 1, tonumber(ARGV[1]) do
-  local raw = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
-  if not raw then break end
-  taken[#taken + 1] = raw
+# Take up to ARGV[1] requests onto this worker's list (KEYS[3]), moves (KEYS[1]) first, then starts (KEYS[2])
+# but at most ARGV[2] of them; returns the moves and the starts taken, and 1 if this worker could take more
+# now, else 0. Each lane's bell (KEYS[4], KEYS[5]) is left ringing if the lane still holds requests (another
+# worker may take them), silent if it is empty.
+_TAKE = """
+local taken = {{}, {}}
+local left = tonumber(ARGV[1])
+for lane = 1, 2 do
+  local limit = left
+  if lane == 2 then limit = math.min(left, tonumber(ARGV[2])) end
+  while #taken[lane] < limit do
+    local raw = redis.call('LMOVE', KEYS[lane], KEYS[3], 'LEFT', 'RIGHT')
+    if not raw then break end
+    taken[lane][#taken[lane] + 1] = raw
+  end
+  left = left - #taken[lane]
+  if redis.call('LLEN', KEYS[lane]) == 0 then
+    redis.call('DEL', KEYS[lane + 3])
+  elseif redis.call('LLEN', KEYS[lane + 3]) == 0 then
+    redis.call('RPUSH', KEYS[lane + 3], 1)
+  end
 end
-return taken
+local more = redis.call('LLEN', KEYS[1]) > 0 or (redis.call('LLEN', KEYS[2]) > 0 and #taken[2] < tonumber(ARGV[2]))
+return {taken[1], taken[2], more and 1 or 0}
 """
 
-# Put a dead worker's taken requests back at the head of the queue, in their order; once, whoever asks.
+# Put a dead worker's taken requests (KEYS[2]) back at the head of the moves' lane (KEYS[1]), in their order,
+# and ring its bell (KEYS[5]); once, whoever asks. Its own bell (KEYS[6]) goes too.
 _RECOVER = """
 if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
 local moved = 0
 while redis.call('RPOPLPUSH', KEYS[2], KEYS[1]) do moved = moved + 1 end
+if moved > 0 and redis.call('LLEN', KEYS[5]) == 0 then redis.call('RPUSH', KEYS[5], 1) end
+redis.call('DEL', KEYS[6])
 redis.call('SREM', KEYS[4], ARGV[1])
 return moved
 """
@@ -212,8 +265,10 @@ class MovePlayer:
     waits on a room's lock behind another of them, and any free thread takes the next room (rooms tied to
     threads by a hash of their codes would give some threads more rooms than others). The games played last
     are remembered by room (services.submit_move: on PostgreSQL, a move then needs no locked read).
-    Any number of workers may run: a move from the queue to a worker's own list hands each request to one
-    of them, and the list outlives the worker; the games' row versions keep two workers apart."""
+    Any number of workers may run: a move from a lane to a worker's own list hands each request to one
+    of them, and the list outlives the worker; the games' row versions keep two workers apart. Starts
+    and play-agains taken from their lane hold one of `start_threads` slots until played, so moves always
+    have a thread (module docstring)."""
 
     def __init__(self, *, threads: int = 4):
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="move")
@@ -223,11 +278,14 @@ class MovePlayer:
         # Take only what this worker's threads can start on soon: moves left in Redis go to whichever
         # worker is free, and a worker that stops loses none it has not begun.
         self.free = threading.BoundedSemaphore(threads * 2)
+        self.start_threads = max(1, int(threads * START_SHARE))
+        self.start_free = threading.BoundedSemaphore(self.start_threads)
         self.stopping = threading.Event()
         self.id = uuid.uuid4().hex
         self.taken_key = live.key(QUEUE, "taken", self.id)
         self.alive_key = live.key(QUEUE, "alive", self.id)
         self.takers_key = live.key(QUEUE, "takers")
+        self.bell_key = live.key(QUEUE, "bell", self.id)  # rung when one of this worker's starts ends
         self.next_look = 0.0
         self.thread = threading.Thread(target=self._take, name="move-intake", daemon=True)
 
@@ -248,9 +306,14 @@ class MovePlayer:
         try:
             redis_client = live.client()
             redis_client.delete(self.alive_key)
-            redis_client.eval(_RECOVER, 4, live.key(QUEUE), self.taken_key, self.alive_key, self.takers_key, self.id)
+            redis_client.eval(_RECOVER, 6, *self._recovery_keys(self.id), self.id)
         except RedisError:
             log.warning("could not hand back this worker's list; the next worker will")
+
+    def _recovery_keys(self, taker: str) -> tuple[str, ...]:
+        moves, moves_bell = _lane_of("move")
+        return (moves, live.key(QUEUE, "taken", taker), live.key(QUEUE, "alive", taker), self.takers_key,
+                moves_bell, live.key(QUEUE, "bell", taker))
 
     def _heartbeat(self) -> None:
         pipe = live.client().pipeline(transaction=False)
@@ -269,13 +332,14 @@ class MovePlayer:
         for taker in redis_client.smembers(self.takers_key):
             if taker == self.id:
                 continue
-            moved = redis_client.eval(_RECOVER, 4, live.key(QUEUE), live.key(QUEUE, "taken", taker),
-                                      live.key(QUEUE, "alive", taker), self.takers_key, taker)
+            moved = redis_client.eval(_RECOVER, 6, *self._recovery_keys(taker), taker)
             if moved:
                 log.warning("%d requests taken by a stopped worker put back on the queue", moved)
 
     def _take(self) -> None:
-        queue, redis_client = live.key(QUEUE), live.client()
+        (moves, moves_bell), (starts, starts_bell) = _lane_of("move"), _lane_of("start")
+        redis_client = live.client()
+        idle = False  # the last take left nothing this worker could take: the next one waits for a bell first
         while not self.stopping.is_set():
             try:
                 self._look_after_others()  # whether or not this worker has a free thread
@@ -285,41 +349,50 @@ class MovePlayer:
                 continue
             if not self.free.acquire(timeout=0.5):
                 continue
-            slots = 1
+            slots, start_slots = 1, 0
+            while self.free.acquire(blocking=False):  # under load, one round trip takes several
+                slots += 1
+            while start_slots < slots and self.start_free.acquire(blocking=False):
+                start_slots += 1
+            taken_moves, taken_starts = [], []
             try:
-                first = redis_client.blmove(queue, self.taken_key, 0.5, "LEFT", "RIGHT")
-                if first is None:
-                    self.free.release()
-                    continue
-                while self.free.acquire(blocking=False):  # under load, one round trip takes several
-                    slots += 1
-                raws = [first, *(redis_client.eval(_TAKE_MORE, 2, queue, self.taken_key, slots - 1)
-                                 if slots > 1 else [])]
+                if idle:
+                    # Wait for a bell (a take silenced the bells of the lanes it left empty, so a push since rang
+                    # one). With no start slot free, not the starts' bell (it rings while starts wait) but this
+                    # worker's own, rung when one of its starts ends. Past the timeout, a take looks anyway.
+                    redis_client.blpop([moves_bell, self.bell_key, *([starts_bell] if start_slots else [])], 0.5)
+                taken_moves, taken_starts, more = redis_client.eval(
+                    _TAKE, 5, moves, starts, self.taken_key, moves_bell, starts_bell, slots, start_slots)
+                idle = not more  # an idle worker makes one round trip less a request: no take that finds nothing
             except Exception:
-                for _slot in range(slots):
-                    self.free.release()
+                idle = False
                 log.exception("taking moves failed; retrying")
                 self.stopping.wait(1.0)
-                continue
-            for _unused in range(slots - len(raws)):
-                self.free.release()
-            for raw in raws:
+            finally:
+                for _unused in range(slots - len(taken_moves) - len(taken_starts)):
+                    self.free.release()
+                for _unused in range(start_slots - len(taken_starts)):
+                    self.start_free.release()
+            for raw in taken_moves:
                 self._hand_to_room(raw)
+            for raw in taken_starts:
+                self._hand_to_room(raw, start_slot=True)
 
-    def _hand_to_room(self, raw: str) -> None:
+    def _hand_to_room(self, raw: str, *, start_slot: bool = False) -> None:
+        """`start_slot`: the request holds one of the start slots, given back once it is played."""
         try:
             payload = json.loads(raw)
             room = codes.normalize(payload["room"])
         except Exception:  # played (and logged) by a thread as any request that cannot be played
-            self.pool.submit(self._play, raw, None, None)
+            self.pool.submit(self._play, raw, None, None, start_slot)
             return
         with self.rooms_lock:
             waiting = self.rooms_in_play.get(room)
             if waiting is not None:
-                waiting.append((raw, payload))
+                waiting.append((raw, payload, start_slot))
                 return
             self.rooms_in_play[room] = collections.deque()
-        self.pool.submit(self._play, raw, payload, room)
+        self.pool.submit(self._play, raw, payload, room, start_slot)
 
     def _next_of_room(self, room: str) -> None:
         """The room's request in play is done: its next one goes to the pool, or the room leaves."""
@@ -328,10 +401,10 @@ class MovePlayer:
             if not waiting:
                 del self.rooms_in_play[room]
                 return
-            raw, payload = waiting.popleft()
-        self.pool.submit(self._play, raw, payload, room)
+            raw, payload, start_slot = waiting.popleft()
+        self.pool.submit(self._play, raw, payload, room, start_slot)
 
-    def _play(self, raw: str, payload: dict | None, room: str | None) -> None:
+    def _play(self, raw: str, payload: dict | None, room: str | None, start_slot: bool = False) -> None:
         close_old_connections()
         try:
             if payload is None:
@@ -342,9 +415,16 @@ class MovePlayer:
         finally:
             try:
                 self.free.release()
+                if start_slot:
+                    self.start_free.release()
                 close_old_connections()
                 try:
-                    live.client().lrem(self.taken_key, 1, raw)
+                    pipe = live.client().pipeline(transaction=False)
+                    pipe.lrem(self.taken_key, 1, raw)
+                    if start_slot:  # the intake may be waiting for it, deaf to the starts' bell
+                        pipe.rpush(self.bell_key, 1)
+                        pipe.ltrim(self.bell_key, 0, 0)
+                    pipe.execute()
                 except RedisError:
                     log.warning("could not clear a played request from this worker's list")
             finally:  # whatever failed above, the room's next request is not left waiting

@@ -1,0 +1,140 @@
+"""Moves go ahead of starts (rooms/move_queue.py): a burst of starts does not hold up the moves queued behind
+it, a worker plays no more starts at once than its share of threads, and no request is lost or played twice,
+not even one a dead worker had taken."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from rooms import live, move_queue
+from tests.rooms.helpers import wait_for
+
+
+def hand_over_all(requests: list[tuple[str, str, str]]) -> None:
+    """Queue (kind, room, mover) requests as sockets would, in this order."""
+    async def push():
+        try:
+            for kind, room, mover in requests:
+                await move_queue.hand_over(kind=kind, room_code=room, seat=0, mover=mover, seq=0, action=None,
+                                           reply_to="specific.test!none", language="en")
+        finally:
+            await move_queue.close_for_this_loop()
+
+    asyncio.run(push())
+
+
+class Recorder:
+    """Stands in for move_queue.play: records what was played, in the order it began and ended, and how many
+    starts were in play at once. A start takes `start_seconds`, as a start costs several moves."""
+
+    def __init__(self, *, start_seconds: float = 0.0):
+        self.start_seconds = start_seconds
+        self.began: list[str] = []
+        self.ended: list[str] = []
+        self.starts_at_once = self.most_starts_at_once = 0
+        self.guard = threading.Lock()
+
+    def __call__(self, payload, *, games_in_play=None):
+        starting = payload["kind"] != "move"
+        with self.guard:
+            self.began.append(payload["mover"])
+            if starting:
+                self.starts_at_once += 1
+                self.most_starts_at_once = max(self.most_starts_at_once, self.starts_at_once)
+        if starting:
+            time.sleep(self.start_seconds)
+        with self.guard:
+            self.ended.append(payload["mover"])
+            if starting:
+                self.starts_at_once -= 1
+
+
+@pytest.fixture
+def recorder(monkeypatch):
+    recorder = Recorder(start_seconds=0.05)
+    monkeypatch.setattr(move_queue, "play", recorder)
+    return recorder
+
+
+def test_a_move_queued_behind_many_starts_is_played_before_them(recorder):
+    player = move_queue.MovePlayer(threads=4).start()
+    try:
+        hand_over_all([("start", f"S{n:05d}", f"start#{n}") for n in range(20)])
+        wait_for(lambda: recorder.began, what="the first start in play")
+        hand_over_all([("move", "M00000", "move#0")])
+        wait_for(lambda: len(recorder.ended) == 21, what="every request played")
+    finally:
+        player.stop()
+    # Two of the four threads play starts; the move takes a free one, before the starts still waiting.
+    assert recorder.most_starts_at_once == player.start_threads == 2
+    assert recorder.ended.index("move#0") < 6, recorder.ended
+    assert sorted(recorder.ended) == sorted([*(f"start#{n}" for n in range(20)), "move#0"])
+
+
+def test_the_starts_lane_keeps_the_order_sent_and_one_room_plays_one_request_at_a_time(recorder):
+    player = move_queue.MovePlayer(threads=2).start()
+    try:
+        hand_over_all([("start" if n % 2 else "play_again", "AAAAAA", f"start#{n}") for n in range(6)])
+        wait_for(lambda: len(recorder.ended) == 6, what="every request played")
+    finally:
+        player.stop()
+    assert recorder.ended == [f"start#{n}" for n in range(6)]
+    assert recorder.most_starts_at_once == 1
+
+
+def test_a_dead_workers_taken_starts_and_moves_are_played_once_in_the_order_taken(recorder):
+    hand_over_all([("start", "AAAAAA", "start#0"), ("move", "AAAAAA", "move#1"), ("move", "BBBBBB", "move#2")])
+    redis_client = live.client()
+    moves_lane, starts_lane = live.key(move_queue.QUEUE), live.key(move_queue.QUEUE, "starts")
+    dead = live.key(move_queue.QUEUE, "taken", "dead")
+    # The dead worker took the start, then the room's move, then died; the other move waits in its lane.
+    assert redis_client.lmove(starts_lane, dead, "LEFT", "RIGHT")
+    assert redis_client.lmove(moves_lane, dead, "LEFT", "RIGHT")
+    redis_client.sadd(live.key(move_queue.QUEUE, "takers"), "dead")
+    redis_client.rpush(live.key(move_queue.QUEUE, "bell", "dead"), 1)
+    player = move_queue.MovePlayer(threads=2).start()
+    try:
+        wait_for(lambda: len(recorder.ended) == 3, what="the recovered requests played")
+        time.sleep(0.3)  # and nothing after them
+    finally:
+        player.stop()
+    assert sorted(recorder.began) == ["move#1", "move#2", "start#0"]
+    room = [mover for mover in recorder.ended if mover != "move#2"]
+    assert room == ["start#0", "move#1"]  # put back in the order taken, ahead of the moves' lane
+    for key in (dead, moves_lane, starts_lane, live.key(move_queue.QUEUE, "bell", "dead"), player.taken_key):
+        assert redis_client.llen(key) == 0, key
+    assert not redis_client.sismember(live.key(move_queue.QUEUE, "takers"), "dead")
+
+
+def test_two_workers_play_every_request_of_both_lanes_once(recorder):
+    recorder.start_seconds = 0.01
+    players = [move_queue.MovePlayer(threads=2).start() for _ in range(2)]
+    requests = [("move" if n % 3 else "start", f"R{n % 7:05d}", f"request#{n}") for n in range(60)]
+    try:
+        hand_over_all(requests)
+        wait_for(lambda: len(recorder.ended) == len(requests), what="every request played")
+        time.sleep(0.3)
+    finally:
+        for player in players:
+            player.stop()
+    assert sorted(recorder.ended) == sorted(mover for _kind, _room, mover in requests)
+    assert recorder.most_starts_at_once <= 2  # one start thread a worker
+
+
+def test_a_lanes_bell_rings_once_while_it_holds_requests_and_is_silent_once_taken(recorder):
+    hand_over_all([("move", f"M{n:05d}", f"move#{n}") for n in range(3)])
+    redis_client = live.client()
+    moves_bell = live.key(move_queue.QUEUE) + ":bell"
+    assert redis_client.lrange(moves_bell, 0, -1) == ["1"]
+    player = move_queue.MovePlayer(threads=1).start()
+    try:
+        wait_for(lambda: len(recorder.ended) == 3, what="the moves played")
+        wait_for(lambda: not redis_client.exists(moves_bell), what="the bell silent")
+        hand_over_all([("start", "AAAAAA", "start#3")])  # the worker waits on the bells: it wakes for this one
+        wait_for(lambda: len(recorder.ended) == 4, what="the start played")
+    finally:
+        player.stop()
