@@ -86,7 +86,7 @@ async def measure(sockets, rounds: int) -> dict[str, list[tuple[float, float]]]:
 
     async def as_now(code, seat, channel):  # RoomConsumer.on_ping
         position, gen, read_at = await positions.renew_and_read(
-            move_queue._client_for_this_loop(), address=ADDRESS, channel=channel, room_code=code, seats=[seat])
+            move_queue.client_for_this_loop(), address=ADDRESS, channel=channel, room_code=code, seats=[seat])
         if position is None:
             position = await _reading(positions.worked_out)(code, gen, read_at)
         return positions.pong(position)

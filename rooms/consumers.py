@@ -307,7 +307,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         when the position changed since it was last worked out (rooms/positions.py)."""
         seats = self.device_seats if self.device_seats is not None else [self.seat]
         position, gen, read_at = await positions.renew_and_read(
-            move_queue._client_for_this_loop(), address=self.address, channel=self.channel_name,
+            move_queue.client_for_this_loop(), address=self.address, channel=self.channel_name,
             room_code=self.room_code, seats=[seat for seat in seats if seat is not None])
         if position is None:
             position = await _reading(positions.worked_out)(self.room_code, gen, read_at)

@@ -91,7 +91,7 @@ def answer_within() -> float:
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, redis.asyncio.Redis] = weakref.WeakKeyDictionary()
 
 
-def _client_for_this_loop() -> redis.asyncio.Redis:
+def client_for_this_loop() -> redis.asyncio.Redis:
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
     if client is None:
@@ -139,7 +139,7 @@ async def hand_over(*, kind: str = "move", room_code: str, seat: int, mover: str
                "reply_to": reply_to, "language": language, "ref": ref, "sent_at": sent_at,
                "deadline": deadline_from(sent_at)}
     lane, bell = _lane_of(kind)
-    async with _client_for_this_loop().pipeline(transaction=False) as pipe:  # one round trip, in this order
+    async with client_for_this_loop().pipeline(transaction=False) as pipe:  # one round trip, in this order
         pipe.rpush(lane, json.dumps(payload, separators=(",", ":")))
         pipe.rpush(bell, 1)
         pipe.ltrim(bell, 0, 0)  # a bell holds one ring at most
@@ -150,7 +150,7 @@ async def claim_told(mover: str) -> bool:
     """The socket's side, once the deadline is past: True if its player may be told the request was not
     played (the worker will now refuse it), False if the worker has already committed to playing it.
     Raises RedisError when Redis cannot be asked."""
-    return bool(await _client_for_this_loop().set(_answer_key(mover), "told", nx=True, ex=_answer_ttl()))
+    return bool(await client_for_this_loop().set(_answer_key(mover), "told", nx=True, ex=_answer_ttl()))
 
 
 # --- the worker's side --------------------------------------------------------------------------------
@@ -264,7 +264,7 @@ class MovePlayer:
     before it is done. So this worker plays and publishes a room's requests in order, none of its threads
     waits on a room's lock behind another of them, and any free thread takes the next room (rooms tied to
     threads by a hash of their codes would give some threads more rooms than others). The games played last
-    are remembered by room (services.submit_move: on PostgreSQL, a move then needs no locked read).
+    are remembered by room (services.submit_move: a move then needs no locked read, on PostgreSQL and SQLite alike).
     Any number of workers may run: a move from a lane to a worker's own list hands each request to one
     of them, and the list outlives the worker; the games' row versions keep two workers apart. Starts
     and play-agains taken from their lane hold one of `start_threads` slots until played, so moves always

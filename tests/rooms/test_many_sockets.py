@@ -9,7 +9,7 @@ from rooms import live, move_queue
 
 
 async def test_more_requests_at_once_than_connections_all_get_through():
-    client = move_queue._client_for_this_loop()
+    client = move_queue.client_for_this_loop()
     name = live.key("test-many-sockets")
     try:
         await asyncio.gather(*(client.rpush(name, str(n)) for n in range(250)))  # the pool holds 100
