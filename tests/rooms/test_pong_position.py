@@ -155,7 +155,7 @@ def test_the_host_passing_and_a_client_seed_show_in_the_next_pong():
     code, _tickets = room_with(2)
     services.seat_connected(room_code=code, seat=1, channel="tab-2")
     before = kept_now(code)
-    services.set_client_seed(room_code=code, seat=1, value="mine")
+    services.set_client_seed(room_code=code, seats=[1], value="mine")
     before = follows(code, before)
     kept_now(code)
     with override_settings(WICKWISE={**settings.WICKWISE, "GRACE_SECONDS": 0.0}):
