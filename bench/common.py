@@ -1,8 +1,10 @@
-"""What the benchmarks share: seeds that a run can repeat, and percentiles."""
+"""What the benchmarks share: seeds that a run can repeat, percentiles, and Django set up in one process."""
 
 from __future__ import annotations
 
 import hashlib
+import os
+from pathlib import Path
 
 from games import fairness
 
@@ -20,3 +22,27 @@ def percentile(values: list[float], share: float) -> float:
     if not ordered:
         return float("nan")
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def setup_django(name: str, *, redis_url: str | None = None, debug: bool = False) -> None:
+    """Django in this process for a one-process benchmark: DATABASE_URL if set, else a fresh SQLite file
+    var/bench/NAME.sqlite3, migrated; its own Redis prefix. `debug` False runs as the site's processes do
+    (no query log)."""
+    workdir = Path(__file__).resolve().parents[1] / "var" / "bench"
+    workdir.mkdir(parents=True, exist_ok=True)
+    database = workdir / f"{name}.sqlite3"
+    database.unlink(missing_ok=True)
+    os.environ.setdefault("DATABASE_URL", f"sqlite:///{database}")
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
+    if redis_url is not None:
+        os.environ["REDIS_URL"] = redis_url
+    os.environ["REDIS_PREFIX"] = f"wwbench{os.getpid()}:"
+    if not debug:
+        os.environ["DEBUG"] = "false"
+        os.environ.setdefault("LOG_LEVEL", "WARNING")
+        os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1")
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)

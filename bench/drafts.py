@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 import statistics
 import sys
 import time
@@ -25,20 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the project root, to run standalone
 
-
-def setup_django() -> None:
-    workdir = ROOT / "var" / "bench"
-    workdir.mkdir(parents=True, exist_ok=True)
-    database = workdir / "drafts.sqlite3"
-    database.unlink(missing_ok=True)
-    os.environ.setdefault("DATABASE_URL", f"sqlite:///{database}")
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
-    os.environ["REDIS_PREFIX"] = f"wwbench{os.getpid()}:"
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
+from bench.common import setup_django  # noqa: E402
 
 
 def timed(function, calls: int) -> tuple[list[float], list[float]]:
@@ -78,7 +64,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
     args = parser.parse_args()
-    setup_django()
+    setup_django("drafts", debug=True)
     from bench.common import percentile
     from rooms import drafts, live, snapshots
     from tests.support import flush_suite_redis

@@ -32,26 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the project root, to run standalone
 
-from bench.common import percentile  # noqa: E402
+from bench.common import percentile, setup_django  # noqa: E402
 from scripts.localredis import started_redis  # noqa: E402
-
-
-def setup_django(redis_url: str) -> None:
-    workdir = ROOT / "var" / "bench"
-    workdir.mkdir(parents=True, exist_ok=True)
-    database = workdir / f"move-cost-{os.getpid()}.sqlite3"
-    os.environ.setdefault("DATABASE_URL", f"sqlite:///{database}")
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
-    os.environ["REDIS_URL"] = redis_url
-    os.environ["REDIS_PREFIX"] = f"wwbench{os.getpid()}:"
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    os.environ["DEBUG"] = "false"  # as the worker runs: no query log
-    os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1")
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
 
 
 class HeldLock:
@@ -135,7 +117,7 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=35)
     args = parser.parse_args()
     with started_redis(os.environ.get("REDIS_URL")) as redis_url:
-        setup_django(redis_url)
+        setup_django("move_cost", redis_url=redis_url)
         try:
             return run(args)
         finally:

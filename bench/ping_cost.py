@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import statistics
 import sys
 import time
@@ -32,27 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the project root, to run standalone
 
+from bench.common import setup_django  # noqa: E402
 from scripts.localredis import started_redis  # noqa: E402
 
 ADDRESS = "198.51.100.20"
-
-
-def setup_django(redis_url: str) -> None:
-    workdir = ROOT / "var" / "bench"
-    workdir.mkdir(parents=True, exist_ok=True)
-    database = workdir / "ping_cost.sqlite3"
-    database.unlink(missing_ok=True)
-    os.environ.setdefault("DATABASE_URL", f"sqlite:///{database}")
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
-    os.environ["REDIS_URL"] = redis_url
-    os.environ["REDIS_PREFIX"] = f"wwbench{os.getpid()}:"
-    os.environ["DEBUG"] = "false"  # as the benchmarks' daphne runs: no query log
-    os.environ["LOG_LEVEL"] = "WARNING"
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
 
 
 def seated_sockets(rooms: int) -> list[tuple[str, int, str]]:
@@ -116,7 +98,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args()
     with started_redis() as redis_url:
-        setup_django(redis_url)
+        setup_django("ping_cost", redis_url=redis_url)
         sockets = seated_sockets(args.rooms)
         samples = asyncio.run(measure(sockets, args.rounds))
     print(f"ping cost in one process: {len(sockets)} seated sockets in {args.rooms} rooms of four (candles, in "

@@ -157,6 +157,14 @@ async def connect(code: str, session_cookie: bytes) -> WebsocketCommunicator:
     return socket
 
 
+async def device_room(names: list[str]):
+    """A same-device room for `names`, and its device's socket."""
+    tickets = await database_sync_to_async(services.create_same_device_room)(game="tiles", names=names)
+    code = tickets[0].room_code
+    session = await database_sync_to_async(device_session)(code)
+    return code, await connect(code, cookie(session))
+
+
 def hand_of(message: dict):
     return (message.get("view") or {}).get("hand")
 
@@ -164,10 +172,7 @@ def hand_of(message: dict):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("fresh_channel_layer", "moves_played")
 async def test_the_device_acts_for_the_seat_to_act_and_no_hand_reaches_it_before_the_tap():
-    tickets = await database_sync_to_async(services.create_same_device_room)(game="tiles", names=NAMES)
-    code = tickets[0].room_code
-    session = await database_sync_to_async(device_session)(code)
-    device = await connect(code, cookie(session))
+    code, device = await device_room(NAMES)
     first = await device.receive_json_from(timeout=WAIT_SECONDS)
     assert first["type"] == "snapshot" and first["you"] == {"seat": 0}, "the lobby: the host's seat starts"
     assert live.connected_seats(code) == {0, 1, 2}, "every player is at the device: no bot stands in"
@@ -209,10 +214,7 @@ async def test_the_device_acts_for_the_seat_to_act_and_no_hand_reaches_it_before
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("fresh_channel_layer", "moves_played")
 async def test_the_devices_client_seed_stands_for_every_player_on_it():
-    tickets = await database_sync_to_async(services.create_same_device_room)(game="tiles", names=NAMES)
-    code = tickets[0].room_code
-    session = await database_sync_to_async(device_session)(code)
-    device = await connect(code, cookie(session))
+    code, device = await device_room(NAMES)
     await device.receive_json_from(timeout=WAIT_SECONDS)
     await device.send_json_to({"type": "client_seed", "value": "from-the-device", "ref": "seed"})
     await receive_until(device, lambda m: m["type"] == "room", what="the room with the seed stored")
