@@ -56,8 +56,15 @@ from scripts.localredis import started_redis  # noqa: E402
 from scripts.run import daphne_command, raise_open_files_limit  # noqa: E402
 
 ERRORS: dict = {}
+REFUSALS: dict = {}  # (the refused request's kind, the code) -> count: says what was refused, not just how often
 CANDLES_ROUNDS = 6  # a game of candles is six rounds: each socket moves once a round
 UNANSWERED = ("move_unanswered", "busy")  # refusals of a request that was not played: it may be sent again
+
+
+def refused_kind(ref) -> str:
+    """The kind of request a refusal answers, from the ref this bench gave it."""
+    ref = str(ref)
+    return "move" if ref.startswith("move ") else {"start": "start", "again": "play_again"}.get(ref, "other")
 
 
 def free_port() -> int:
@@ -307,6 +314,8 @@ class Room:
             kind = message["type"]
             if kind == "error":
                 ERRORS[message["code"]] = ERRORS.get(message["code"], 0) + 1
+                refused = (refused_kind(message.get("ref")), message["code"])
+                REFUSALS[refused] = REFUSALS.get(refused, 0) + 1
                 if str(message.get("ref")).startswith("move ") and message["code"] in UNANSWERED:
                     number, round_ = message["ref"].split()[1:]  # the snapshot that follows asks for it again
                     acted.discard((int(number), int(round_)))
@@ -501,6 +510,9 @@ def main() -> int:
     print(f"  ratio p99 move / echo during games    {move_p99 / percentile(loaded, 0.99):6.2f}   "
           f"(idle echo: {move_p99 / percentile(echo, 0.99):.1f})")
     print(f"  errors: {', '.join(f'{code} {count}' for code, count in sorted(ERRORS.items())) or 'none'}")
+    if REFUSALS:
+        refused = sorted(REFUSALS.items())
+        print(f"  refused, by request: {', '.join(f'{kind} {code} {count}' for (kind, code), count in refused)}")
     return 0
 
 
