@@ -72,6 +72,10 @@ log = logging.getLogger("wickwise.moves")
 
 QUEUE = "moves"  # the moves' lane; the starts' lane, the bells and the workers' lists are named after it
 START_SHARE = 0.5  # at most this share of a worker's move threads plays starts and play-agains at once
+# A start (or play-again) that has waited this share of its answer deadline is taken ahead of moves: flat
+# out, moves never stop coming once some rooms play, and starts that only got the slots moves left starved
+# past their deadline.
+START_OVERDUE_SHARE = 0.2
 
 
 def _lane_of(kind: str) -> tuple[str, str]:
@@ -82,6 +86,11 @@ def _lane_of(kind: str) -> tuple[str, str]:
 
 def answer_within() -> float:
     return settings.WICKWISE["MOVE_ANSWER_SECONDS"]
+
+
+def start_overdue_after() -> float:
+    """Seconds a start waits before it is taken ahead of moves."""
+    return answer_within() * START_OVERDUE_SHARE
 
 
 # --- the socket's side (daphne's event loop) ----------------------------------------------------------
@@ -219,30 +228,55 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
             })
 
 
-# Take up to ARGV[1] requests onto this worker's list (KEYS[3]), moves (KEYS[1]) first, then starts (KEYS[2])
-# but at most ARGV[2] of them; returns the moves and the starts taken, and 1 if this worker could take more
-# now, else 0. Each lane's bell (KEYS[4], KEYS[5]) is left ringing if the lane still holds requests (another
-# worker may take them), silent if it is empty.
+# Take up to ARGV[1] requests onto this worker's list (KEYS[3]) from the moves' lane (KEYS[1]) and the starts'
+# (KEYS[2]), at most ARGV[2] of them starts, in this order: each overdue start (sent at or before ARGV[3]),
+# at the head of its lane, just after the moves still queued that were sent before it (by `sent_at`, up to
+# the first sent after it); then moves; then starts with the slots left. Returns the requests in the order
+# taken, which of them are starts (1) or moves (0), and 1 if this worker could take more now, else 0. Each
+# lane's bell (KEYS[4], KEYS[5]) is left ringing if the lane still holds requests (another worker may take
+# them), silent if it is empty. A request whose time cannot be read counts as sent long ago.
 _TAKE = """
-local taken = {{}, {}}
-local left = tonumber(ARGV[1])
-for lane = 1, 2 do
-  local limit = left
-  if lane == 2 then limit = math.min(left, tonumber(ARGV[2])) end
-  while #taken[lane] < limit do
-    local raw = redis.call('LMOVE', KEYS[lane], KEYS[3], 'LEFT', 'RIGHT')
-    if not raw then break end
-    taken[lane][#taken[lane] + 1] = raw
+local taken, starting = {}, {}
+local left, start_limit, overdue = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local starts_taken = 0
+local function take(lane)
+  local raw = redis.call('LMOVE', KEYS[lane], KEYS[3], 'LEFT', 'RIGHT')
+  if not raw then return false end
+  taken[#taken + 1] = raw
+  starting[#starting + 1] = lane - 1
+  left = left - 1
+  if lane == 2 then starts_taken = starts_taken + 1 end
+  return true
+end
+local function sent_at(raw)
+  local ok, payload = pcall(cjson.decode, raw)
+  if ok and type(payload) == 'table' and type(payload.sent_at) == 'number' then return payload.sent_at end
+  return 0
+end
+while left > 0 and starts_taken < start_limit do
+  local start = redis.call('LINDEX', KEYS[2], 0)
+  if not start then break end
+  local sent = sent_at(start)
+  if sent > overdue then break end
+  while left > 0 do
+    local move = redis.call('LINDEX', KEYS[1], 0)
+    if not move or sent_at(move) > sent then break end
+    take(1)
   end
-  left = left - #taken[lane]
+  if left == 0 then break end
+  take(2)
+end
+while left > 0 and take(1) do end
+while left > 0 and starts_taken < start_limit and take(2) do end
+for lane = 1, 2 do
   if redis.call('LLEN', KEYS[lane]) == 0 then
     redis.call('DEL', KEYS[lane + 3])
   elseif redis.call('LLEN', KEYS[lane + 3]) == 0 then
     redis.call('RPUSH', KEYS[lane + 3], 1)
   end
 end
-local more = redis.call('LLEN', KEYS[1]) > 0 or (redis.call('LLEN', KEYS[2]) > 0 and #taken[2] < tonumber(ARGV[2]))
-return {taken[1], taken[2], more and 1 or 0}
+local more = redis.call('LLEN', KEYS[1]) > 0 or (redis.call('LLEN', KEYS[2]) > 0 and starts_taken < start_limit)
+return {taken, starting, more and 1 or 0}
 """
 
 # Put a dead worker's taken requests (KEYS[2]) back at the head of the moves' lane (KEYS[1]), in their order,
@@ -354,29 +388,29 @@ class MovePlayer:
                 slots += 1
             while start_slots < slots and self.start_free.acquire(blocking=False):
                 start_slots += 1
-            taken_moves, taken_starts = [], []
+            taken, starting = [], []
             try:
                 if idle:
                     # Wait for a bell (a take silenced the bells of the lanes it left empty, so a push since rang
                     # one). With no start slot free, not the starts' bell (it rings while starts wait) but this
                     # worker's own, rung when one of its starts ends. Past the timeout, a take looks anyway.
+                    # A start that falls overdue while this worker waits is taken by the next take anyway.
                     redis_client.blpop([moves_bell, self.bell_key, *([starts_bell] if start_slots else [])], 0.5)
-                taken_moves, taken_starts, more = redis_client.eval(
-                    _TAKE, 5, moves, starts, self.taken_key, moves_bell, starts_bell, slots, start_slots)
+                taken, starting, more = redis_client.eval(
+                    _TAKE, 5, moves, starts, self.taken_key, moves_bell, starts_bell, slots, start_slots,
+                    repr(time.time() - start_overdue_after()))
                 idle = not more  # an idle worker makes one round trip less a request: no take that finds nothing
             except Exception:
                 idle = False
                 log.exception("taking moves failed; retrying")
                 self.stopping.wait(1.0)
             finally:
-                for _unused in range(slots - len(taken_moves) - len(taken_starts)):
+                for _unused in range(slots - len(taken)):
                     self.free.release()
-                for _unused in range(start_slots - len(taken_starts)):
+                for _unused in range(start_slots - sum(starting)):
                     self.start_free.release()
-            for raw in taken_moves:
-                self._hand_to_room(raw)
-            for raw in taken_starts:
-                self._hand_to_room(raw, start_slot=True)
+            for raw, is_start in zip(taken, starting):  # in the order taken: a room's requests keep it
+                self._hand_to_room(raw, start_slot=bool(is_start))
 
     def _hand_to_room(self, raw: str, *, start_slot: bool = False) -> None:
         """`start_slot`: the request holds one of the start slots, given back once it is played."""
