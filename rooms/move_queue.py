@@ -19,11 +19,15 @@ the worker got there first (the move's update is then on its way). If Redis cann
 tells its player only after the deadline plus a margin, and the worker's own deadline check, also at the
 commit, keeps the move from landing after it.
 
-Two lanes: moves go ahead of starts. Moves wait in one list, starts and play-agains in another, and a
-worker takes from the moves' list first and from the starts' only with the slots it has left, with at most
-half its threads (START_SHARE) on starts at once. A start costs the worker several moves; 250 hosts
-pressing Start at once used to hold the first moves of the rooms started first behind the starts still
-waiting, for up to two seconds, and now a move finds a thread free.
+Two lanes: moves go ahead of starts, until a start has waited too long. Moves wait in one list, starts and
+play-agains in another, and a worker takes from the moves' list first and from the starts' only with the
+slots it has left, with at most half its threads (START_SHARE) on starts at once. A start costs the worker
+several moves; 250 hosts pressing Start at once used to hold the first moves of the rooms started first
+behind the starts still waiting, for up to two seconds, and now a move finds a thread free. But flat out,
+moves never stop coming once some rooms play, and starts that only got the slots moves left waited past
+their deadline (435 of them in one run of 1,000 clients). So a start that has waited a fifth of its deadline
+(START_OVERDUE_SHARE) is overdue: a take begins with the overdue starts at the head of their lane, still on
+their share of threads, each just after the moves queued that were sent before it.
 
 The lanes keep each room's requests in order, as far as any client can tell. A room's requests are played
 one at a time in the order the worker took them (MovePlayer), and within a lane in the order sent; only a
@@ -32,8 +36,13 @@ when no game of the room is in play (else it is refused: the game has started), 
 is; so the two commute, except for a move on the game that very start begins, which a client can send
 only once it has seen that game, that is once the start was played. A move sent blind, before its client
 saw the game, may then be refused as if it had been sent before the start; it was never guaranteed to
-land. A move sent before a start is never taken after it: a take reaches the starts' list only once the
-moves' list is empty, in the same step.
+land. A move sent before a start is never taken after it. A take reaches a start that is not overdue only
+once the moves' list is empty, in the same step. Before an overdue start, it takes the moves at the head of
+the moves' list up to the first one sent after the start (by `sent_at`, stamped by the socket before its
+push): a socket hands its requests over one at a time, so each move it sent before the start was pushed
+before the start was stamped, and so was every move ahead of it in the list, each stamped before its own
+push. Moves of other sockets further down the list, stamped earlier than the start but pushed later, were
+sent by clients that had seen neither the start nor the other's move: either order is one they may see.
 
 A worker blocks without polling: each hand-over also rings its lane's bell (a list holding at most one
 element), the worker waits on the bells, and its take clears a lane's bell, in the same step, when it
@@ -302,7 +311,7 @@ class MovePlayer:
     Any number of workers may run: a move from a lane to a worker's own list hands each request to one
     of them, and the list outlives the worker; the games' row versions keep two workers apart. Starts
     and play-agains taken from their lane hold one of `start_threads` slots until played, so moves always
-    have a thread (module docstring)."""
+    have a thread, overdue starts included (module docstring)."""
 
     def __init__(self, *, threads: int = 4):
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="move")

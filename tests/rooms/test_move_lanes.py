@@ -1,6 +1,7 @@
 """Moves go ahead of starts (rooms/move_queue.py): a burst of starts does not hold up the moves queued behind
-it, a worker plays no more starts at once than its share of threads, and no request is lost or played twice,
-not even one a dead worker had taken."""
+it, a worker plays no more starts at once than its share of threads, a start that has waited too long goes
+ahead of moves (after those sent before it), and no request is lost or played twice, not even one a dead
+worker had taken."""
 
 from __future__ import annotations
 
@@ -14,13 +15,17 @@ from rooms import live, move_queue
 from tests.rooms.helpers import wait_for
 
 
-def hand_over_all(requests: list[tuple[str, str, str]]) -> None:
-    """Queue (kind, room, mover) requests as sockets would, in this order."""
+def hand_over_all(requests: list[tuple[str, str, str]], *, waited: dict[str, float] | None = None) -> None:
+    """Queue (kind, room, mover) requests as sockets would, in this order; `waited`: by mover, the seconds
+    a request was sent before now (it has waited that long already)."""
+    waited = waited or {}
+
     async def push():
         try:
             for kind, room, mover in requests:
+                sent_at = time.time() - waited.get(mover, 0.0)
                 await move_queue.hand_over(kind=kind, room_code=room, seat=0, mover=mover, seq=0, action=None,
-                                           reply_to="specific.test!none", language="en")
+                                           reply_to="specific.test!none", language="en", sent_at=sent_at)
         finally:
             await move_queue.close_for_this_loop()
 
@@ -138,3 +143,57 @@ def test_a_lanes_bell_rings_once_while_it_holds_requests_and_is_silent_once_take
         wait_for(lambda: len(recorder.ended) == 4, what="the start played")
     finally:
         player.stop()
+
+
+def overdue() -> float:
+    """Seconds a request sent this long ago has waited past the point where a start goes ahead of moves."""
+    return move_queue.start_overdue_after() + 0.5
+
+
+def test_a_start_that_has_waited_too_long_is_taken_before_the_moves_queued(recorder):
+    moves = [("move", f"M{n:05d}", f"move#{n}") for n in range(10)]
+    hand_over_all([*moves, ("start", "SSSSSS", "start#late")], waited={"start#late": overdue()})
+    player = move_queue.MovePlayer(threads=1).start()  # queued before the worker looks: one take sees them all
+    try:
+        wait_for(lambda: len(recorder.ended) == 11, what="every request played")
+    finally:
+        player.stop()
+    assert recorder.began[0] == "start#late", recorder.began
+
+
+def test_moves_still_overtake_a_start_that_has_not_waited_long(recorder):
+    moves = [("move", f"M{n:05d}", f"move#{n}") for n in range(10)]
+    hand_over_all([("start", "SSSSSS", "start#fresh"), *moves])
+    player = move_queue.MovePlayer(threads=1).start()
+    try:
+        wait_for(lambda: len(recorder.ended) == 11, what="every request played")
+    finally:
+        player.stop()
+    assert recorder.began[-1] == "start#fresh", recorder.began
+
+
+def test_a_late_start_goes_after_the_moves_sent_before_it_and_ahead_of_those_sent_after(recorder):
+    # The room's move and the other room's were sent before the start, the last move after it.
+    hand_over_all([("move", "AAAAAA", "move#before"), ("move", "BBBBBB", "move#before-elsewhere"),
+                   ("move", "CCCCCC", "move#after"), ("start", "AAAAAA", "start#late")],
+                  waited={"move#before": overdue() + 1, "move#before-elsewhere": overdue() + 0.5,
+                          "start#late": overdue()})
+    player = move_queue.MovePlayer(threads=1).start()
+    try:
+        wait_for(lambda: len(recorder.ended) == 4, what="every request played")
+    finally:
+        player.stop()
+    assert recorder.began == ["move#before", "move#before-elsewhere", "start#late", "move#after"]
+
+
+def test_late_starts_still_play_on_no_more_than_their_share_of_threads(recorder):
+    starts = [("start", f"S{n:05d}", f"start#{n}") for n in range(8)]
+    hand_over_all([*starts, ("move", "M00000", "move#0")],
+                  waited={mover: overdue() for _kind, _room, mover in starts})
+    player = move_queue.MovePlayer(threads=4).start()
+    try:
+        wait_for(lambda: len(recorder.ended) == 9, what="every request played")
+    finally:
+        player.stop()
+    assert recorder.most_starts_at_once == player.start_threads == 2
+    assert recorder.ended.index("move#0") < 4, recorder.ended  # the move had a thread of its own
