@@ -27,6 +27,19 @@ start costs the worker several moves, and the first round's moves wait behind al
 
 Uses DATABASE_URL if set, else a fresh SQLite file in var/bench/, and a Redis at REDIS_URL (started locally
 when none answers).
+
+Two databases in one run (issue 18: PostgreSQL's ratio within 1.25 times SQLite's "in the same run"):
+
+    python bench/live_load.py --databases sqlite,postgresql [--postgres-url URL] --clients 200 ...
+
+starts a server on each at once (a fresh SQLite file in var/bench-sqlite/; a database wwbench_PID made on
+--postgres-url's server, by default postgres://postgres@127.0.0.1:5432/postgres, for the run and dropped at
+its end), warms both with the idle echo, then runs their pairs alternating, A B B A A B ..., --pairs of
+each. It prints every pair in the order run (with what PostgreSQL's backends waited on, its checkpoints
+and WAL flushes, and the CPU the other server used meanwhile), each database's ratio (the median over its
+own pairs) and the ratio of ratios. Both servers run at once rather than one after the other: the one
+waiting has no sockets, and restarting one for each pair would measure every pair on a cold server
+(compare_databases).
 """
 
 from __future__ import annotations
@@ -474,6 +487,10 @@ class PostgresWatch:
                       (select count(*) from pg_stat_activity where backend_type = 'autovacuum worker')"""
     WAITS = """select coalesce(wait_event_type || ':' || wait_event, 'CPU'), count(*) from pg_stat_activity
                where datname = %s and pid <> pg_backend_pid() and state = 'active' group by 1"""
+    # Its processes that work for the run: the database's backends, and the WAL writer, checkpointer and
+    # background writer (shared with anything else the server serves meanwhile).
+    PROCESSES = """select pid from pg_stat_activity where (datname = %s and pid <> pg_backend_pid())
+                   or backend_type in ('walwriter', 'checkpointer', 'background writer')"""
 
     def __init__(self, url: str, database: str, every: float = 0.25):
         import psycopg
@@ -485,8 +502,21 @@ class PostgresWatch:
         self.autovacuum_seen = 0
         self.stop_event = threading.Event()
 
+    def _cpu(self) -> dict[int, float]:
+        """CPU seconds by process, read in /proc where the server runs on this machine, else nothing."""
+        ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        used = {}
+        for (pid,) in self.connection.execute(self.PROCESSES, (self.database,)).fetchall():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            used[pid] = (int(fields[11]) + int(fields[12])) / ticks
+        return used
+
     def __enter__(self):
         self.before = self.connection.execute(self.STATS).fetchone()
+        self.cpu_before = self._cpu()
         self.thread = threading.Thread(target=self._sample, daemon=True)
         self.thread.start()
         return self
@@ -495,6 +525,8 @@ class PostgresWatch:
         self.stop_event.set()
         self.thread.join()
         after = self.connection.execute(self.STATS).fetchone()
+        # a backend that left during the pair is not counted (the site keeps its connections for a minute)
+        self.cpu = sum(used - self.cpu_before.get(pid, 0.0) for pid, used in self._cpu().items())
         self.checkpoints, self.wal_syncs = after[0] - self.before[0], after[1] - self.before[1]
         self.wal_bytes = after[2] - self.before[2]
         self.connection.close()
@@ -512,7 +544,8 @@ class PostgresWatch:
         busy = sum(self.waits.values())
         top = sorted(self.waits.items(), key=lambda item: -item[1])[:4]
         waits = ", ".join(f"{wait} {count / self.samples:.2f}" for wait, count in top) or "none"
-        return (f"active backends a sample {busy / max(self.samples, 1):.2f} ({waits}; {self.samples} samples), "
+        return (f"CPU a move {self.cpu / max(moves, 1) * 1000:.2f} ms (the whole pair's); active backends a sample "
+                f"{busy / max(self.samples, 1):.2f} ({waits}; {self.samples} samples), "
                 f"checkpoints {self.checkpoints}, WAL flushes a move {self.wal_syncs / max(moves, 1):.2f}, "
                 f"WAL {self.wal_bytes / max(moves, 1) / 1024:.1f} kB a move, autovacuum seen {self.autovacuum_seen}")
 
@@ -523,7 +556,7 @@ class ComparedPair:
     pair: Pair
     errors: dict
     started: str  # UTC, to match a pair with the database server's log
-    idle_cpu: float  # CPU used meanwhile by the other database's server, which had no sockets
+    idle_cpu: dict  # CPU used meanwhile by the other database's server, which had no sockets
     postgres: str = ""
 
 
@@ -572,8 +605,10 @@ def _compared_pair(name: str, servers: dict, postgres_database: str, args) -> Co
             pair = run_pair(servers[name], args)
     else:
         watch, pair = None, run_pair(servers[name], args)
-    idle_cpu = sum(sum(server.cpu_seconds().values()) - sum(before.values())
-                   for server, before in zip(others, idle_before))
+    idle_cpu: dict[str, float] = {}
+    for server, before in zip(others, idle_before):
+        for process, used in server.cpu_seconds().items():
+            idle_cpu[process] = idle_cpu.get(process, 0.0) + used - before[process]
     return ComparedPair(name, pair, dict(ERRORS), started, idle_cpu, watch.summary(pair.moves) if watch else "")
 
 
@@ -595,7 +630,7 @@ def _print_comparison(databases: list[str], results: list[ComparedPair], args) -
           f"alternating")
     for number, result in enumerate(results, 1):
         print(f"  {number:2} {result.started} {DATABASE_NAMES[result.database]:10} {_pair_line(result.pair)}"
-              f" | the other server's CPU {result.idle_cpu:.2f} s")
+              f" | the other server's CPU: {', '.join(f'{k} {v:.2f} s' for k, v in result.idle_cpu.items())}")
         if result.postgres:
             print(f"     PostgreSQL: {result.postgres}")
         if result.errors:
