@@ -27,6 +27,19 @@ start costs the worker several moves, and the first round's moves wait behind al
 
 Uses DATABASE_URL if set, else a fresh SQLite file in var/bench/, and a Redis at REDIS_URL (started locally
 when none answers).
+
+Two databases in one run (issue 18: PostgreSQL's ratio within 1.25 times SQLite's "in the same run"):
+
+    python bench/live_load.py --databases sqlite,postgresql [--postgres-url URL] --clients 200 ...
+
+starts a server on each at once (a fresh SQLite file in var/bench-sqlite/; a database wwbench_PID made on
+--postgres-url's server, by default postgres://postgres@127.0.0.1:5432/postgres, for the run and dropped at
+its end), warms both with the idle echo, then runs their pairs alternating, A B B A A B ..., --pairs of
+each. It prints every pair in the order run (with what PostgreSQL's backends waited on, its checkpoints
+and WAL flushes, and the CPU the other server used meanwhile), each database's ratio (the median over its
+own pairs) and the ratio of ratios. Both servers run at once rather than one after the other: the one
+waiting has no sockets, and restarting one for each pair would measure every pair on a cold server
+(compare_databases).
 """
 
 from __future__ import annotations
@@ -41,10 +54,13 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -77,18 +93,19 @@ class Server:
     """daphne + one worker on a fresh database, with the echo baseline mounted. The worker plays the
 sockets' moves (rooms/move_queue.py), so the game's work is counted in the worker's CPU."""
 
-    def __init__(self, redis_url: str, *, move_threads: int):
+    def __init__(self, redis_url: str, *, move_threads: int, database_url: str | None = None, label: str = ""):
+        """`label` gives a second server at once its own folder and Redis prefix (see compare_databases)."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        workdir = ROOT / "var" / "bench"
+        workdir = ROOT / "var" / (f"bench-{label}" if label else "bench")
         shutil.rmtree(workdir, ignore_errors=True)
         workdir.mkdir(parents=True)
         self.env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings.base",
-            "DATABASE_URL": os.environ.get("DATABASE_URL", f"sqlite:///{workdir / 'bench.sqlite3'}"),
+            "DATABASE_URL": database_url or os.environ.get("DATABASE_URL", f"sqlite:///{workdir / 'bench.sqlite3'}"),
             "REDIS_URL": redis_url,
-            "REDIS_PREFIX": f"wwbench{os.getpid()}:",
+            "REDIS_PREFIX": f"wwbench{os.getpid()}{label}:",
             "DEBUG": "false",
             "ALLOWED_HOSTS": "127.0.0.1",
             "WICKWISE_BENCH_ECHO": "1",
@@ -439,6 +456,221 @@ def run_pair(server: Server, args) -> Pair:
     return Pair(room_echo, len(room_echo) / room_echo_elapsed, room_echo_cpu, latencies, moves, elapsed, loaded, cpu)
 
 
+# --- One run, two databases (--databases sqlite,postgresql) ------------------------------------------------
+
+DATABASE_NAMES = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
+POSTGRES_BASE_URL = "postgres://postgres@127.0.0.1:5432/postgres"
+
+
+def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--databases", metavar="sqlite,postgresql",
+                        help="compare databases in one run: a server on each at once, their pairs alternating")
+    parser.add_argument("--postgres-url", default=POSTGRES_BASE_URL,
+                        help="with --databases: the PostgreSQL server on which a database is made for the run")
+
+
+@contextmanager
+def fresh_postgres_database(base_url: str):
+    """A database of the run's own on base_url's server (wwbench_PID), dropped at the end: fresh tables, as
+    SQLite's fresh file, and nothing left behind on a server that is not the benchmark's."""
+    import psycopg
+    from psycopg import sql
+
+    name = f"wwbench_{os.getpid()}"
+    with psycopg.connect(base_url, autocommit=True) as connection:
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlunsplit(urlsplit(base_url)._replace(path=f"/{name}")), name
+    finally:
+        with psycopg.connect(base_url, autocommit=True) as connection:
+            connection.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+class PostgresWatch:
+    """What PostgreSQL's backends of the run's database wait on, sampled every `every` seconds from a
+    connection of its own while a pair plays, with the checkpoints and WAL flushes of the pair. It costs a
+    few small queries a second on the PostgreSQL side only."""
+
+    STATS = """select (select checkpoints_timed + checkpoints_req from pg_stat_bgwriter),
+                      (select wal_sync from pg_stat_wal), (select wal_bytes from pg_stat_wal),
+                      (select count(*) from pg_stat_activity where backend_type = 'autovacuum worker')"""
+    WAITS = """select coalesce(wait_event_type || ':' || wait_event, 'CPU'), count(*) from pg_stat_activity
+               where datname = %s and pid <> pg_backend_pid() and state = 'active' group by 1"""
+    # Its processes that work for the run: the database's backends, and the WAL writer, checkpointer and
+    # background writer (shared with anything else the server serves meanwhile).
+    PROCESSES = """select pid from pg_stat_activity where (datname = %s and pid <> pg_backend_pid())
+                   or backend_type in ('walwriter', 'checkpointer', 'background writer')"""
+
+    def __init__(self, url: str, database: str, every: float = 0.25):
+        import psycopg
+
+        self.connection = psycopg.connect(url, autocommit=True)
+        self.database, self.every = database, every
+        self.waits: dict[str, int] = {}
+        self.samples = 0
+        self.autovacuum_seen = 0
+        self.stop_event = threading.Event()
+
+    def _cpu(self) -> dict[int, float]:
+        """CPU seconds by process, read in /proc where the server runs on this machine, else nothing."""
+        ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        used = {}
+        for (pid,) in self.connection.execute(self.PROCESSES, (self.database,)).fetchall():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            used[pid] = (int(fields[11]) + int(fields[12])) / ticks
+        return used
+
+    def __enter__(self):
+        self.before = self.connection.execute(self.STATS).fetchone()
+        self.cpu_before = self._cpu()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop_event.set()
+        self.thread.join()
+        after = self.connection.execute(self.STATS).fetchone()
+        # a backend that left during the pair is not counted (the site keeps its connections for a minute)
+        self.cpu = sum(used - self.cpu_before.get(pid, 0.0) for pid, used in self._cpu().items())
+        self.checkpoints, self.wal_syncs = after[0] - self.before[0], after[1] - self.before[1]
+        self.wal_bytes = after[2] - self.before[2]
+        self.connection.close()
+
+    def _sample(self):
+        while not self.stop_event.wait(self.every):
+            self.samples += 1
+            for wait, count in self.connection.execute(self.WAITS, (self.database,)).fetchall():
+                self.waits[wait] = self.waits.get(wait, 0) + count
+            if self.connection.execute("select count(*) from pg_stat_activity "
+                                       "where backend_type = 'autovacuum worker'").fetchone()[0]:
+                self.autovacuum_seen += 1
+
+    def summary(self, moves: int) -> str:
+        busy = sum(self.waits.values())
+        top = sorted(self.waits.items(), key=lambda item: -item[1])[:4]
+        waits = ", ".join(f"{wait} {count / self.samples:.2f}" for wait, count in top) or "none"
+        return (f"CPU a move {self.cpu / max(moves, 1) * 1000:.2f} ms (the whole pair's); active backends a sample "
+                f"{busy / max(self.samples, 1):.2f} ({waits}; {self.samples} samples), "
+                f"checkpoints {self.checkpoints}, WAL flushes a move {self.wal_syncs / max(moves, 1):.2f}, "
+                f"WAL {self.wal_bytes / max(moves, 1) / 1024:.1f} kB a move, autovacuum seen {self.autovacuum_seen}")
+
+
+@dataclass
+class ComparedPair:
+    database: str
+    pair: Pair
+    errors: dict
+    started: str  # UTC, to match a pair with the database server's log
+    idle_cpu: dict  # CPU used meanwhile by the other database's server, which had no sockets
+    postgres: str = ""
+
+
+def compare_databases(args) -> int:
+    """Each database's ratio (move -> every seat p99 over echo to every seat p99, median over its pairs) and
+    PostgreSQL's over SQLite's, from one run: both servers (daphne + worker each, a fresh SQLite file and a
+    fresh PostgreSQL database) run at once on one Redis with their own prefixes, and their pairs alternate
+    in the order A B B A A B ..., so that the machine's drift during the run falls on both alike.
+
+    Both run at once rather than one after another: the server that waits has no sockets and its worker
+    only looks at Redis twice a second (its CPU meanwhile is printed), while stopping and starting one
+    each pair would measure every pair on a cold server, unlike the single-database mode whose pairs
+    share one warm server."""
+    databases = [name.strip().lower() for name in args.databases.split(",")]
+    if len(databases) < 2 or len(set(databases)) != len(databases) or not set(databases) <= set(DATABASE_NAMES):
+        raise SystemExit("--databases takes two or more of: " + ", ".join(DATABASE_NAMES))
+    raise_open_files_limit()
+    results: list[ComparedPair] = []
+    with ExitStack() as stack:
+        redis_url = stack.enter_context(started_redis())
+        urls = {"sqlite": (None, "")}  # the Server's own fresh SQLite file
+        if "postgresql" in databases:
+            urls["postgresql"] = stack.enter_context(fresh_postgres_database(args.postgres_url))
+        servers: dict[str, Server] = {}
+        for name in databases:
+            servers[name] = Server(redis_url, move_threads=args.move_threads, database_url=urls[name][0],
+                                   label=name)
+            stack.callback(servers[name].stop)
+        for server in servers.values():  # a warm-up, as the single mode's idle echo is
+            asyncio.run(echo_phase(server, args.clients, args.echo_messages))
+        for round_ in range(args.pairs):
+            for name in databases if round_ % 2 == 0 else databases[::-1]:
+                results.append(_compared_pair(name, servers, urls[name][1], args))
+                print(f"  {DATABASE_NAMES[name]:10} {_pair_line(results[-1].pair)}", flush=True)
+    _print_comparison(databases, results, args)
+    return 0
+
+
+def _compared_pair(name: str, servers: dict, postgres_database: str, args) -> ComparedPair:
+    others = [server for other, server in servers.items() if other != name]
+    idle_before = [server.cpu_seconds() for server in others]
+    ERRORS.clear()
+    started = time.strftime("%H:%M:%S", time.gmtime())
+    if name == "postgresql":
+        with PostgresWatch(args.postgres_url, postgres_database) as watch:
+            pair = run_pair(servers[name], args)
+    else:
+        watch, pair = None, run_pair(servers[name], args)
+    idle_cpu: dict[str, float] = {}
+    for server, before in zip(others, idle_before):
+        for process, used in server.cpu_seconds().items():
+            idle_cpu[process] = idle_cpu.get(process, 0.0) + used - before[process]
+    return ComparedPair(name, pair, dict(ERRORS), started, idle_cpu, watch.summary(pair.moves) if watch else "")
+
+
+def _pair_line(pair: Pair) -> str:
+    ms = 1000.0
+    cpu = (f" | CPU a move: daphne {pair.cpu['daphne'] / pair.moves * ms:.2f}, worker "
+           f"{pair.cpu['worker'] / pair.moves * ms:.2f} ms") if pair.cpu else ""
+    move, echo = pair.latencies, pair.room_echo
+    return (f"move p50 {statistics.median(move) * ms:6.1f} p99 {percentile(move, 0.99) * ms:6.1f} ms "
+            f"({pair.moves / pair.elapsed:5.1f}/s) | echo to every seat p50 {statistics.median(echo) * ms:5.1f}"
+            f" p99 {percentile(echo, 0.99) * ms:5.1f} ms | ratio {pair.ratio:4.2f}{cpu}")
+
+
+def _print_comparison(databases: list[str], results: list[ComparedPair], args) -> None:
+    ms = 1000.0
+    pace = f"thinking 0-{2 * args.think:g} s before each move" if args.think else "acting at once"
+    print(f"live play, databases compared in one run: {args.clients} clients in {args.clients // 4} rooms of four, "
+          f"{args.games} games each, {pace}, one daphne + one worker a database; {args.pairs} pairs a database, "
+          f"alternating")
+    for number, result in enumerate(results, 1):
+        print(f"  {number:2} {result.started} {DATABASE_NAMES[result.database]:10} {_pair_line(result.pair)}"
+              f" | the other server's CPU: {', '.join(f'{k} {v:.2f} s' for k, v in result.idle_cpu.items())}")
+        if result.postgres:
+            print(f"     PostgreSQL: {result.postgres}")
+        if result.errors:
+            print(f"     errors: {', '.join(f'{code} {count}' for code, count in sorted(result.errors.items()))}")
+    medians = {}
+    for name in databases:
+        pairs = [result.pair for result in results if result.database == name]
+        errors: dict[str, int] = {}
+        for result in results:
+            if result.database == name:
+                for code, count in result.errors.items():
+                    errors[code] = errors.get(code, 0) + count
+        latencies = [value for pair in pairs for value in pair.latencies]
+        room_echo = [value for pair in pairs for value in pair.room_echo]
+        moves, elapsed = sum(pair.moves for pair in pairs), sum(pair.elapsed for pair in pairs)
+        ratios = sorted(pair.ratio for pair in pairs)
+        medians[name] = statistics.median(ratios)
+        cpu = (f", CPU a move daphne {sum(p.cpu['daphne'] for p in pairs) / moves * ms:.2f} / worker "
+               f"{sum(p.cpu['worker'] for p in pairs) / moves * ms:.2f} ms") if pairs[0].cpu else ""
+        print(f"  {DATABASE_NAMES[name]}: {moves / elapsed:.1f} decisions/s{cpu}; move -> every seat p50 "
+              f"{statistics.median(latencies) * ms:.1f} p99 {percentile(latencies, 0.99) * ms:.1f} ms; echo to every "
+              f"seat p50 {statistics.median(room_echo) * ms:.1f} p99 {percentile(room_echo, 0.99) * ms:.1f} ms; "
+              f"ratio {medians[name]:.2f} (median of {len(ratios)} pairs, {ratios[0]:.2f} to {ratios[-1]:.2f}); "
+              f"errors: {', '.join(f'{code} {count}' for code, count in sorted(errors.items())) or 'none'}")
+    first = databases[0] if databases[0] == "sqlite" else databases[1]
+    for name in databases:
+        if name != first:
+            print(f"  ratio of ratios {DATABASE_NAMES[name]} / {DATABASE_NAMES[first]}: "
+                  f"{medians[name] / medians[first]:.2f}   (target <= 1.25)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=200)
@@ -453,9 +685,12 @@ def main() -> int:
                         help="with --think, each host waits as long as a move before pressing Start (else all at once)")
     parser.add_argument("--pairs", type=int, default=5,
                         help="echo-to-every-seat phases, each followed by its games; the ratio is their median")
+    add_compare_arguments(parser)
     args = parser.parse_args()
     if args.clients < 4 or args.clients % 4:
         parser.error("--clients must be a multiple of 4")
+    if args.databases:
+        return compare_databases(args)
     raise_open_files_limit()
     pairs: list[Pair] = []
     with started_redis() as redis_url:
