@@ -739,7 +739,7 @@ def main() -> int:
     print(f"  echo, during games  p50   {statistics.median(loaded) * ms:8.2f} ms   "
           f"p99 {percentile(loaded, 0.99) * ms:8.2f} ms   (n={len(loaded)}, {args.echo_clients} sockets)")
     ratios = sorted(pair.ratio for pair in pairs)
-    print(f"  ratio p99 move / echo to every seat   {statistics.median(ratios):6.2f}   (target <= 2; median of "
+    print(f"  ratio p99 move / echo to every seat   {statistics.median(ratios):6.2f}   (target <= 1.5; median of "
           f"{len(ratios)} pairs, {ratios[0]:.2f} to {ratios[-1]:.2f})")
     move_p99 = percentile(latencies, 0.99)
     print(f"  ratio p99 move / echo during games    {move_p99 / percentile(loaded, 0.99):6.2f}   "
