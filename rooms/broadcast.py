@@ -18,7 +18,7 @@ from channels.layers import get_channel_layer
 from channels_redis.utils import _consistent_hash, decode_hosts
 from django.conf import settings
 
-from rooms import positions, snapshots
+from rooms import positions, snapshots, trace
 from rooms.models import Game, Room
 
 WATCHER = "watch"
@@ -150,7 +150,9 @@ def prepare_game_update(game: Game, events: list[dict], *, mover: str | None = N
 
     def send():
         positions.changed(code)  # before the message: a pong never says less than a message sent
-        _send(room_group(code), message)
+        trace.mark("marked")
+        stamps = trace.current()
+        _send(room_group(code), message if stamps is None else {**message, "trace": stamps})
 
     return send
 

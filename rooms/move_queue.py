@@ -66,7 +66,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 
-from rooms import broadcast, codes, live, services
+from rooms import broadcast, codes, live, services, trace
 
 log = logging.getLogger("wickwise.moves")
 
@@ -182,6 +182,7 @@ def claim_played(payload: dict) -> None:
             raise AlreadyAnswered
         if not live.client().set(_answer_key(payload["mover"]), "played", nx=True, ex=_answer_ttl()):
             raise AlreadyAnswered
+        trace.mark("claimed")
         payload["claimed"] = True
     except RedisError:
         raise services.ServiceError("busy", _("The server cannot take moves just now; please try again.")) from None
@@ -383,6 +384,7 @@ class MovePlayer:
         try:
             payload = json.loads(raw)
             room = codes.normalize(payload["room"])
+            trace.taken(payload)
         except Exception:  # played (and logged) by a thread as any request that cannot be played
             self.pool.submit(self._play, raw, None, None, start_slot)
             return
@@ -409,6 +411,7 @@ class MovePlayer:
         try:
             if payload is None:
                 payload = json.loads(raw)
+            trace.begin(payload)
             play(payload, games_in_play=self.games_in_play)
         except Exception:  # one bad move must not stop the worker; its socket hears of it by the deadline
             log.exception("queued move %.200s failed", raw)
@@ -427,6 +430,7 @@ class MovePlayer:
                     pipe.execute()
                 except RedisError:
                     log.warning("could not clear a played request from this worker's list")
+                trace.end()
             finally:  # whatever failed above, the room's next request is not left waiting
                 if room is not None:
                     self._next_of_room(room)

@@ -26,7 +26,7 @@ from django.utils.translation import gettext_lazy as _lazy
 
 from games import fairness, registry
 from games.errors import IllegalAction
-from rooms import broadcast, clocks, codes, live, names
+from rooms import broadcast, clocks, codes, live, names, trace
 from rooms.models import Game, Move, Room, Seat
 
 log = logging.getLogger(__name__)
@@ -109,6 +109,7 @@ def _writing(*, steps_outside_writer: bool = False):
         return
     writer_held = True
     _sqlite_writer.acquire()
+    trace.mark("locked")
     try:
         with transaction.atomic():
             yield
@@ -116,7 +117,9 @@ def _writing(*, steps_outside_writer: bool = False):
                 last_look()
             steps = [step for _ids, step, _robust in connection.run_on_commit]
             connection.run_on_commit = []  # run below, once committed: the commit runs none
+        trace.mark("committed")
         with _sqlite_after_commit:  # taken before the writer lock goes: steps run in commit order
+            trace.mark("steps")
             if steps_outside_writer:
                 _sqlite_writer.release()
                 writer_held = False
@@ -825,6 +828,7 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
     if connection.vendor == "postgresql":
         if not _MOVE_WHERE_VERSION.run(game, move, read_version):
             raise _NotRemembered  # another writer came first: nothing was written
+        trace.mark("committed")
         _run_each(steps)
         return game
     # SQLite: its transaction takes the database's one writer, so the fenced update and the insert after it
