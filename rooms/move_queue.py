@@ -412,6 +412,8 @@ class MovePlayer:
             if payload is None:
                 payload = json.loads(raw)
             trace.begin(payload)
+            if payload.get("kind") == "move":  # one write transaction: its round trip after commit clears it too
+                live.ride_along(lambda pipe: pipe.lrem(self.taken_key, 1, raw))
             play(payload, games_in_play=self.games_in_play)
         except Exception:  # one bad move must not stop the worker; its socket hears of it by the deadline
             log.exception("queued move %.200s failed", raw)
@@ -423,11 +425,14 @@ class MovePlayer:
                 close_old_connections()
                 try:
                     pipe = live.client().pipeline(transaction=False)
-                    pipe.lrem(self.taken_key, 1, raw)
+                    # Unless the move's round trip after its commit cleared it already (live.ride_along).
+                    if live.rider_left() is not None or payload is None or payload.get("kind") != "move":
+                        pipe.lrem(self.taken_key, 1, raw)
                     if start_slot:  # the intake may be waiting for it, deaf to the starts' bell
                         pipe.rpush(self.bell_key, 1)
                         pipe.ltrim(self.bell_key, 0, 0)
-                    pipe.execute()
+                    if len(pipe):
+                        pipe.execute()
                 except RedisError:
                     log.warning("could not clear a played request from this worker's list")
                 trace.end()

@@ -661,7 +661,10 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
             elif dropped or played_for:
                 live.replace(dropped, played_for=played_for)
         finally:  # the bots' turns too, if the countdown could not be set
-            _schedule_bots(game_id, bot_turns, showing)
+            try:
+                live.flush()  # a move's update and timers (live.joined) leave before the bots' seats are read
+            finally:
+                _schedule_bots(game_id, bot_turns, showing)
 
     return after_commit
 
@@ -848,13 +851,20 @@ def _after_move(game: Game, spec, *, seat: int, by: str, events, after, mover: s
     if by in (Move.By.STAND_IN, Move.By.TABLE):
         # The player was away or out of time: their table says who decided for them, now or on return.
         events = [*events, {"type": "played_for", "seat": seat, "by": by, "only": seat}]
-    # The update first: the players wait on it. Then, in one round trip, the timers and who decided.
-    on_commit(broadcast.prepare_game_update(game, events, mover=mover))
-    if by != Move.By.BOT:
-        played_for = (game.pk, seat, None if by == Move.By.PLAYER else by)
-        on_commit(lambda: after(played_for=played_for))
-    else:
-        on_commit(after)
+    # The update first: the players wait on it. Then the timers and who decided. The position's mark, the
+    # update and the timers go in one round trip to Redis (live.joined), the worker's clearing of the
+    # request with them.
+    update = broadcast.prepare_game_update(game, events, mover=mover)
+    played_for = (game.pk, seat, None if by == Move.By.PLAYER else by) if by != Move.By.BOT else None
+
+    def update_then_timers():
+        with live.joined():
+            try:
+                update()
+            finally:  # the timers even if the update failed
+                after(played_for=played_for)
+
+    on_commit(update_then_timers)
     if spec.drafts:
         _discard_ended_draft(game, on_commit)
 
