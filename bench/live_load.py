@@ -25,6 +25,10 @@ behind every move sent before it (its latency is the moves in flight over the mo
 presses Start at the same moment unless --stagger-starts (with --think) has each host think first: a
 start costs the worker several moves, and the first round's moves wait behind all the starts sent at once.
 
+With --trace the server stamps each move's stages (rooms/trace.py): the script prints where the time of the
+slowest 5 % of moves went, stage by stage, next to all moves', and the server's log (var/bench/server.log)
+has each process's garbage collections and daphne's event-loop lag every 10 s.
+
 Uses DATABASE_URL if set, else a fresh SQLite file in var/bench/, and a Redis at REDIS_URL (started locally
 when none answers).
 """
