@@ -60,10 +60,10 @@ from scripts.localredis import started_redis  # noqa: E402
 from scripts.run import daphne_command, raise_open_files_limit  # noqa: E402
 
 ERRORS: dict = {}
-TRACE = "--trace" in sys.argv  # read before the server starts (main's parser documents it)
-TRACED: list[dict] = []  # with --trace: each move's stamps, from the client's send to the last seat's receipt
 CANDLES_ROUNDS = 6  # a game of candles is six rounds: each socket moves once a round
 UNANSWERED = ("move_unanswered", "busy")  # refusals of a request that was not played: it may be sent again
+TRACE = "--trace" in sys.argv  # read before the server starts (main's parser documents it)
+TRACED: list[dict] = []  # with --trace: each move's stamps, from the client's send to the last seat's receipt
 
 
 def free_port() -> int:
@@ -522,9 +522,9 @@ def main() -> int:
     move_p99 = percentile(latencies, 0.99)
     print(f"  ratio p99 move / echo during games    {move_p99 / percentile(loaded, 0.99):6.2f}   "
           f"(idle echo: {move_p99 / percentile(echo, 0.99):.1f})")
-    print(f"  errors: {', '.join(f'{code} {count}' for code, count in sorted(ERRORS.items())) or 'none'}")
     if TRACE:
         print_stages(TRACED)
+    print(f"  errors: {', '.join(f'{code} {count}' for code, count in sorted(ERRORS.items())) or 'none'}")
     return 0
 
 
