@@ -25,6 +25,10 @@ behind every move sent before it (its latency is the moves in flight over the mo
 presses Start at the same moment unless --stagger-starts (with --think) has each host think first: a
 start costs the worker several moves, and the first round's moves wait behind all the starts sent at once.
 
+With --trace the server stamps each move's stages (rooms/trace.py): the script prints where the time of the
+slowest 5 % of moves went, stage by stage, next to all moves', and the server's log (var/bench/server.log)
+has each process's garbage collections and daphne's event-loop lag every 10 s.
+
 Uses DATABASE_URL if set, else a fresh SQLite file in var/bench/, and a Redis at REDIS_URL (started locally
 when none answers).
 
@@ -75,6 +79,8 @@ ERRORS: dict = {}
 REFUSALS: dict = {}  # (the refused request's kind, the code) -> count: says what was refused, not just how often
 CANDLES_ROUNDS = 6  # a game of candles is six rounds: each socket moves once a round
 UNANSWERED = ("move_unanswered", "busy")  # refusals of a request that was not played: it may be sent again
+TRACE = "--trace" in sys.argv  # read before the server starts (main's parser documents it)
+TRACED: list[dict] = []  # with --trace: each move's stamps, from the client's send to the last seat's receipt
 
 
 def refused_kind(ref) -> str:
@@ -112,6 +118,7 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
             "WICKWISE_BOT_DELAY_SECONDS": "0",
             "WICKWISE_PER_ADDRESS_SCALE": "1000",  # every client comes from 127.0.0.1
             "LOG_LEVEL": "WARNING",
+            **({"WICKWISE_TRACE_MOVES": "1"} if TRACE else {}),
         }
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=self.env, check=True)
         self.logs = open(workdir / "server.log", "w")  # noqa: SIM115
@@ -291,6 +298,7 @@ class Room:
         self.seen: dict[tuple, list[float]] = {}
         self.moves = 0
         self.finished_seats = 0
+        self.traces: dict[tuple, dict] = {}  # with --trace: the server's stamps and each seat's receipt, a move
 
     async def setup(self):
         host = self.server.post("/api/rooms/", {"game": "candles", "seats": 4, "name": "host"})
@@ -351,6 +359,8 @@ class Room:
             for event in events:
                 if event["type"] == "picked":
                     self.seen.setdefault((game["number"], event["seat"], round_), []).append(now)
+                    if TRACE and "trace" in message:
+                        self._traced((game["number"], event["seat"], round_), message["trace"])
             if game["status"] in ("finished", "ended"):
                 if kind == "update" and game["number"] > finished_games:
                     finished_games = game["number"]
@@ -382,7 +392,16 @@ class Room:
         if (number, seat, round_) not in self.sent:  # timed from the first try, if a try went unanswered
             self.sent[(number, seat, round_)] = time.perf_counter()
             self.moves += 1
+            if TRACE:
+                self.traces.setdefault((number, seat, round_), {"client_sent": time.time(), "seats": []})
         await ws.send(json.dumps(move))
+
+    def _traced(self, key: tuple, stamps: dict):
+        entry = self.traces.get(key)
+        if entry is not None:
+            entry["seats"].append({**stamps, "client": time.time()})
+            if len(entry["seats"]) == 4:
+                TRACED.append(entry)
 
     def latencies(self) -> list[float]:
         """Move sent -> the last of the four seats received the update naming it."""
@@ -686,6 +705,9 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=5,
                         help="echo-to-every-seat phases, each followed by its games; the ratio is their median")
     add_compare_arguments(parser)
+    parser.add_argument("--trace", action="store_true",
+                        help="the server stamps each move's stages (rooms/trace.py): print where the slowest "
+                             "moves' time went, and log pauses to var/bench/server.log")
     args = parser.parse_args()
     if args.clients < 4 or args.clients % 4:
         parser.error("--clients must be a multiple of 4")
@@ -744,11 +766,57 @@ def main() -> int:
     move_p99 = percentile(latencies, 0.99)
     print(f"  ratio p99 move / echo during games    {move_p99 / percentile(loaded, 0.99):6.2f}   "
           f"(idle echo: {move_p99 / percentile(echo, 0.99):.1f})")
+    if TRACE:
+        print_stages(TRACED)
     print(f"  errors: {', '.join(f'{code} {count}' for code, count in sorted(ERRORS.items())) or 'none'}")
     if REFUSALS:
         refused = sorted(REFUSALS.items())
         print(f"  refused, by request: {', '.join(f'{kind} {code} {count}' for (kind, code), count in refused)}")
     return 0
+
+
+# A move's stages in order: the client's send, daphne's consumer (sent), the worker's intake (taken), a move
+# thread (begun, claimed, locked: SQLite's writer lock, committed, steps: the after-commit lock, marked: the
+# position's mark set, then the publish), daphne handing the update to the last seat's consumer (received),
+# and the last seat's client.
+STAGES = ("client_sent", "sent", "taken", "begun", "claimed", "locked", "committed", "steps", "marked", "received",
+          "client")
+
+
+def print_stages(traced: list[dict], above: float = 0.95) -> None:
+    """Where the time went of the moves slower than the `above` percentile, next to all moves: the mean
+    of each gap between consecutive stages a move went through (a move played under the room's lock is
+    claimed after taking the writer's lock), so the gaps of one row add up to its mean latency."""
+    def gaps(entry: dict) -> dict[str, float]:
+        last_seat = max(entry["seats"], key=lambda seat: seat["client"])
+        stamps = {"client_sent": entry["client_sent"], **{name: last_seat.get(name) for name in STAGES[1:-2]},
+                  "received": max(seat["received"] for seat in entry["seats"]), "client": last_seat["client"]}
+        ordered = sorted((at, name) for name, at in stamps.items() if at is not None)
+        return {f"{a}>{b}": t_b - t_a for (t_a, a), (t_b, b) in zip(ordered, ordered[1:])}
+
+    if not traced:
+        print("  no traced moves")
+        return
+    totals = sorted(((max(seat["client"] for seat in entry["seats"]) - entry["client_sent"], entry)
+                     for entry in traced), key=lambda pair: pair[0])
+    cut = totals[int(len(totals) * above)][0]
+    tail = [entry for total, entry in totals if total >= cut]
+    everyone = [entry for _total, entry in totals]
+    columns = {}
+    for label, entries in (("all", everyone), ("tail", tail)):
+        summed: dict[str, float] = {}
+        for entry in entries:
+            for name, took in gaps(entry).items():
+                summed[name] = summed.get(name, 0.0) + took
+        columns[label] = {name: took / len(entries) for name, took in summed.items()}
+    order = {name: index for index, name in enumerate(STAGES)}
+    names = sorted(set(columns["all"]) | set(columns["tail"]),
+                   key=lambda gap: (order[gap.split(">")[0]], order[gap.split(">")[1]]))
+    print(f"  where the time went, mean ms a move: all {len(everyone)} moves | the {len(tail)} moves at or above "
+          f"p{above * 100:g} ({cut * 1000:.1f} ms)")
+    for name in names:
+        all_ms, tail_ms = (columns[label].get(name, 0.0) * 1000 for label in ("all", "tail"))
+        print(f"    {name:22} {all_ms:7.2f} | {tail_ms:7.2f}")
 
 
 if __name__ == "__main__":

@@ -3,12 +3,15 @@ import os
 
 from django.core.asgi import get_asgi_application
 
+FULL_COLLECTION_AFTER = 100  # collections of the middle generation (Python's default: 10)
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 django_http = get_asgi_application()  # sets Django up before the consumers are imported
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from rooms import trace  # noqa: E402
 from rooms.origins import ExactOriginValidator  # noqa: E402
 from rooms.routing import websocket_urlpatterns  # noqa: E402
 
@@ -22,3 +25,9 @@ application = ProtocolTypeRouter(
 # Django, the apps and their modules live as long as the server: leave them out of every full collection,
 # which otherwise scans them all again while every socket of the process waits.
 gc.freeze()
+# A full collection still scans every open socket's objects: some 140 ms with 1,000 sockets, about every
+# 15 s during play, while every socket of the process waits (docs/benchmarks.md). It comes after ten
+# collections of the middle generation; after a hundred it comes a tenth as often, and the garbage it
+# finds (cycles that lived through two collections) waits a little longer.
+gc.set_threshold(*gc.get_threshold()[:2], FULL_COLLECTION_AFTER)
+trace.watch_pauses("daphne")

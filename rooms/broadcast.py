@@ -18,7 +18,7 @@ from channels.layers import get_channel_layer
 from channels_redis.utils import _consistent_hash, decode_hosts
 from django.conf import settings
 
-from rooms import positions, snapshots
+from rooms import live, positions, snapshots, trace
 from rooms.models import Game, Room
 
 WATCHER = "watch"
@@ -77,6 +77,9 @@ class _SyncSender:
     def _publish(self, name: str, message: dict) -> None:
         hosts = decode_hosts(settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"])
         index = _consistent_hash(name, len(hosts))
+        data = get_channel_layer().serialize(message)
+        if hosts[index]["address"] == settings.REDIS_URL and live.joinable(lambda pipe: pipe.publish(name, data)):
+            return  # in the move's one round trip to that Redis (live.joined), after its position's mark
         client = self._clients.get(index)
         if client is None:
             with self._opening:
@@ -84,7 +87,7 @@ class _SyncSender:
                 if client is None:
                     host = dict(hosts[index])
                     client = self._clients[index] = redis.Redis.from_url(host.pop("address"), **host)
-        client.publish(name, get_channel_layer().serialize(message))
+        client.publish(name, data)
 
 
 _sync_sender = _SyncSender()
@@ -150,7 +153,9 @@ def prepare_game_update(game: Game, events: list[dict], *, mover: str | None = N
 
     def send():
         positions.changed(code)  # before the message: a pong never says less than a message sent
-        _send(room_group(code), message)
+        trace.mark("marked")
+        stamps = trace.current()
+        _send(room_group(code), message if stamps is None else {**message, "trace": stamps})
 
     return send
 

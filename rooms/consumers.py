@@ -21,7 +21,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 
-from rooms import broadcast, drafts, live, move_queue, positions, services, snapshots
+from rooms import broadcast, drafts, live, move_queue, positions, services, snapshots, trace
 from rooms.identity import device_seats_from_scope, language_from_scope, seat_from_scope
 from rooms.models import Room
 
@@ -110,6 +110,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
     seated_at = 0.0  # when this socket took its seat
 
     async def connect(self):
+        trace.watch_loop_lag()
         self.room_code = self.scope["url_route"]["kwargs"]["code"].upper()
         self.language = language_from_scope(self.scope)
         self.tokens = float(settings.WICKWISE["WS_RATE_BURST"])
@@ -490,7 +491,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 deadline.cancel()
         if self.device_seats is not None:
             await self._pass_device_if_needed(event)
-        await self.send(text_data=broadcast.stamped(broadcast.text_for_seat(event, self.seat), time.time()))
+        now = time.time()
+        text = broadcast.stamped(broadcast.text_for_seat(event, self.seat), now)
+        await self.send(text_data=text if "trace" not in event else trace.stamped_with(text, event["trace"], now))
 
     async def _pass_device_if_needed(self, event):
         """Same device: another seat's decision is pending. This socket lets go of the seat it acted for and

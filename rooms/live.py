@@ -6,6 +6,7 @@ losing Redis loses no game. Every key starts with settings.REDIS_PREFIX.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from functools import lru_cache
@@ -67,18 +68,96 @@ def cancel(member: str) -> None:
 def replace(old: str | None, new: str | None = None, at: float | None = None, *,
             played_for: tuple[int, int, str | None] | None = None) -> None:
     """Drop the timer `old` and schedule `new` at `at`, and `note_played_for(*played_for)`, in one round trip
-    (a move's writes to Redis after its commit)."""
+    (a move's writes to Redis after its commit), or in the round trip `joined` makes."""
     dropping = old is not None and old != new
     if not (dropping or new is not None or played_for is not None):
         return
+
+    def queue(pipe):
+        if dropping:
+            pipe.zrem(key(TIMERS), old)
+        if new is not None:
+            pipe.zadd(key(TIMERS), {new: at})
+        if played_for is not None:
+            _note_played_for(pipe, *played_for)
+
+    if joinable(queue, timers=dropping or new is not None):
+        return
     pipe = client().pipeline(transaction=False)
-    if dropping:
-        pipe.zrem(key(TIMERS), old)
-    if new is not None:
-        pipe.zadd(key(TIMERS), {new: at})
-    if played_for is not None:
-        _note_played_for(pipe, *played_for)
+    queue(pipe)
     _timer_write(pipe.execute)
+
+
+# --- a move's writes after its commit, in one round trip -----------------------------------------------
+# A move used to make three round trips to Redis after its commit (the position's mark, the update's
+# publish, the timers with who decided) and the worker a fourth (clearing the request from its list). On
+# SQLite every other writer's steps wait for them (services._writing), and each reply had the move's thread
+# wait for the GIL again behind the worker's other threads: under load the slowest moves spent most of their
+# time there. Queued on one pipeline, they go in one round trip, in the order queued.
+
+_joined = threading.local()
+
+
+@contextlib.contextmanager
+def joined():
+    """Within this, in this thread, the writes that can wait for it (`joinable`: positions.changed, the
+    worker's publish, `replace`) are queued, and sent in one round trip at `flush` or at the end, in the order
+    queued; the worker's `rider` for the request goes last. A joined block within another is part of it."""
+    if getattr(_joined, "pipe", None) is not None:
+        yield
+        return
+    _joined.pipe, _joined.timers = client().pipeline(transaction=False), False
+    try:
+        yield
+    finally:
+        try:
+            flush()
+        finally:
+            _joined.pipe = None
+
+
+def joinable(queue, *, timers: bool = False) -> bool:
+    """Queue `queue(pipe)` on this thread's joined round trip and return True, or return False (none open):
+    the caller then writes at once. `timers`: a failed round trip marks the timer index lost."""
+    pipe = getattr(_joined, "pipe", None)
+    if pipe is None:
+        return False
+    queue(pipe)
+    _joined.timers = _joined.timers or timers
+    return True
+
+
+def flush() -> None:
+    """Send what is queued on this thread's joined round trip, if anything, with the rider after it.
+    Raises RedisError when Redis cannot be asked (the rider is then left to its owner)."""
+    pipe = getattr(_joined, "pipe", None)
+    if pipe is None or not len(pipe):
+        return
+    rider = getattr(_joined, "rider", None)
+    if rider is not None:
+        rider(pipe)
+    try:
+        pipe.execute()
+    except redis.RedisError:
+        if _joined.timers:
+            index_lost.set()
+        raise
+    finally:
+        _joined.timers = False
+        pipe.reset()
+    _joined.rider = None
+
+
+def ride_along(queue) -> None:
+    """The worker's own write for the request this thread plays (clearing it from its list): queued after the
+    next joined round trip of this thread, which then carries it (see `rider_left`)."""
+    _joined.rider = queue
+
+
+def rider_left():
+    """The rider set by `ride_along` if no joined round trip carried it, else None; forgotten either way."""
+    rider, _joined.rider = getattr(_joined, "rider", None), None
+    return rider
 
 
 def claim_due(now: float | None = None, limit: int = 100, index: str = TIMERS) -> list[str]:

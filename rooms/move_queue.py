@@ -75,7 +75,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 
-from rooms import broadcast, codes, live, services
+from rooms import broadcast, codes, live, services, trace
 
 log = logging.getLogger("wickwise.moves")
 
@@ -200,6 +200,7 @@ def claim_played(payload: dict) -> None:
             raise AlreadyAnswered
         if not live.client().set(_answer_key(payload["mover"]), "played", nx=True, ex=_answer_ttl()):
             raise AlreadyAnswered
+        trace.mark("claimed")
         payload["claimed"] = True
     except RedisError:
         raise services.ServiceError("busy", _("The server cannot take moves just now; please try again.")) from None
@@ -426,6 +427,7 @@ class MovePlayer:
         try:
             payload = json.loads(raw)
             room = codes.normalize(payload["room"])
+            trace.taken(payload)
         except Exception:  # played (and logged) by a thread as any request that cannot be played
             self.pool.submit(self._play, raw, None, None, start_slot)
             return
@@ -452,6 +454,9 @@ class MovePlayer:
         try:
             if payload is None:
                 payload = json.loads(raw)
+            trace.begin(payload)
+            if payload.get("kind") == "move":  # one write transaction: its round trip after commit clears it too
+                live.ride_along(lambda pipe: pipe.lrem(self.taken_key, 1, raw))
             play(payload, games_in_play=self.games_in_play)
         except Exception:  # one bad move must not stop the worker; its socket hears of it by the deadline
             log.exception("queued move %.200s failed", raw)
@@ -463,13 +468,17 @@ class MovePlayer:
                 close_old_connections()
                 try:
                     pipe = live.client().pipeline(transaction=False)
-                    pipe.lrem(self.taken_key, 1, raw)
+                    # Unless the move's round trip after its commit cleared it already (live.ride_along).
+                    if live.rider_left() is not None or payload is None or payload.get("kind") != "move":
+                        pipe.lrem(self.taken_key, 1, raw)
                     if start_slot:  # the intake may be waiting for it, deaf to the starts' bell
                         pipe.rpush(self.bell_key, 1)
                         pipe.ltrim(self.bell_key, 0, 0)
-                    pipe.execute()
+                    if len(pipe):
+                        pipe.execute()
                 except RedisError:
                     log.warning("could not clear a played request from this worker's list")
+                trace.end()
             finally:  # whatever failed above, the room's next request is not left waiting
                 if room is not None:
                     self._next_of_room(room)

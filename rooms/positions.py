@@ -43,8 +43,11 @@ def changed(room_code: str) -> None:
     change is published, never inside its transaction. A failure is logged, not raised, so the publish that
     follows is still tried."""
     gen_key, _position_key = live.position_keys(room_code)
+    mark = secrets.token_hex(8)
+    if live.joinable(lambda pipe: pipe.set(gen_key, mark, ex=POSITION_SECONDS)):  # sent before the update
+        return
     try:
-        live.client().set(gen_key, secrets.token_hex(8), ex=POSITION_SECONDS)  # one command: every move does it
+        live.client().set(gen_key, mark, ex=POSITION_SECONDS)  # one command: every move does it
     except redis.RedisError as error:
         log.warning("room %s: could not mark its position changed (%s); it lapses within %d s",
                     room_code, error, POSITION_SECONDS)

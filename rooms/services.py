@@ -26,7 +26,7 @@ from django.utils.translation import gettext_lazy as _lazy
 
 from games import fairness, registry
 from games.errors import IllegalAction
-from rooms import broadcast, clocks, codes, live, names
+from rooms import broadcast, clocks, codes, live, names, trace
 from rooms.models import Game, Move, Room, Seat
 
 log = logging.getLogger(__name__)
@@ -109,6 +109,7 @@ def _writing(*, steps_outside_writer: bool = False):
         return
     writer_held = True
     _sqlite_writer.acquire()
+    trace.mark("locked")
     try:
         with transaction.atomic():
             yield
@@ -116,7 +117,9 @@ def _writing(*, steps_outside_writer: bool = False):
                 last_look()
             steps = [step for _ids, step, _robust in connection.run_on_commit]
             connection.run_on_commit = []  # run below, once committed: the commit runs none
+        trace.mark("committed")
         with _sqlite_after_commit:  # taken before the writer lock goes: steps run in commit order
+            trace.mark("steps")
             if steps_outside_writer:
                 _sqlite_writer.release()
                 writer_held = False
@@ -658,7 +661,10 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
             elif dropped or played_for:
                 live.replace(dropped, played_for=played_for)
         finally:  # the bots' turns too, if the countdown could not be set
-            _schedule_bots(game_id, bot_turns, showing)
+            try:
+                live.flush()  # a move's update and timers (live.joined) leave before the bots' seats are read
+            finally:
+                _schedule_bots(game_id, bot_turns, showing)
 
     return after_commit
 
@@ -825,6 +831,7 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
     if connection.vendor == "postgresql":
         if not _MOVE_WHERE_VERSION.run(game, move, read_version):
             raise _NotRemembered  # another writer came first: nothing was written
+        trace.mark("committed")
         _run_each(steps)
         return game
     # SQLite: its transaction takes the database's one writer, so the fenced update and the insert after it
@@ -844,13 +851,20 @@ def _after_move(game: Game, spec, *, seat: int, by: str, events, after, mover: s
     if by in (Move.By.STAND_IN, Move.By.TABLE):
         # The player was away or out of time: their table says who decided for them, now or on return.
         events = [*events, {"type": "played_for", "seat": seat, "by": by, "only": seat}]
-    # The update first: the players wait on it. Then, in one round trip, the timers and who decided.
-    on_commit(broadcast.prepare_game_update(game, events, mover=mover))
-    if by != Move.By.BOT:
-        played_for = (game.pk, seat, None if by == Move.By.PLAYER else by)
-        on_commit(lambda: after(played_for=played_for))
-    else:
-        on_commit(after)
+    # The update first: the players wait on it. Then the timers and who decided. The position's mark, the
+    # update and the timers go in one round trip to Redis (live.joined), the worker's clearing of the
+    # request with them.
+    update = broadcast.prepare_game_update(game, events, mover=mover)
+    played_for = (game.pk, seat, None if by == Move.By.PLAYER else by) if by != Move.By.BOT else None
+
+    def update_then_timers():
+        with live.joined():
+            try:
+                update()
+            finally:  # the timers even if the update failed
+                after(played_for=played_for)
+
+    on_commit(update_then_timers)
     if spec.drafts:
         _discard_ended_draft(game, on_commit)
 

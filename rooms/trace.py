@@ -1,0 +1,143 @@
+"""Where a move's time goes, for the live-load benchmark (bench/live_load.py --trace): off unless the
+environment sets WICKWISE_TRACE_MOVES=1, and then every call here is cheap.
+
+On, the worker stamps each socket move's stages (taken from the queue, begun in a thread, claimed, the
+writer's lock held, committed, its steps begun, the position marked) and sends them with the move's update;
+each socket adds when daphne handed it the update, and forwards them in the text (`"trace"`), so the
+benchmark's clients can put the stages of the slowest moves side by side. Both processes also log their
+garbage collector's pauses, and daphne its event loop's lag, every TRACE_LOG_SECONDS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import logging
+import os
+import threading
+import time
+
+ON = os.environ.get("WICKWISE_TRACE_MOVES") == "1"
+TRACE_LOG_SECONDS = 10.0
+
+log = logging.getLogger("wickwise.trace")
+_local = threading.local()
+
+
+def taken(payload: dict) -> None:
+    """The worker's intake has just taken this request from the queue."""
+    if ON:
+        payload["_taken"] = time.time()
+
+
+def begin(payload: dict) -> None:
+    """A thread begins the request: the stamps that follow are this request's."""
+    if ON:
+        _local.marks = {"sent": payload.get("sent_at"), "taken": payload.get("_taken"), "begun": time.time()}
+
+
+def mark(stage: str) -> None:
+    if ON:
+        marks = getattr(_local, "marks", None)
+        if marks is not None and stage not in marks:  # the first time: a move tried twice keeps its first
+            marks[stage] = time.time()
+
+
+def current() -> dict | None:
+    """The stamps so far of the request this thread plays (a copy), or None."""
+    marks = getattr(_local, "marks", None) if ON else None
+    return dict(marks) if marks is not None else None
+
+
+def end() -> None:
+    """The request is done (its taken entry cleared): the time from marking its position to here is what its
+    room's next request and the other threads' steps waited for, logged with the pauses."""
+    if ON:
+        marks = getattr(_local, "marks", None)
+        if marks is not None and "marked" in marks and _pauses is not None:
+            _pauses.after_publish.append(time.time() - marks["marked"])
+        _local.marks = None
+
+
+def stamped_with(text: str, trace: dict, received: float) -> str:
+    """An update's text (broadcast.stamped) with its trace and when daphne handed it to the socket."""
+    return f'{text[:-1]},"trace":{json.dumps({**trace, "received": received}, separators=(",", ":"))}}}'
+
+
+# --- pauses ----------------------------------------------------------------------------------------------
+
+class _Pauses:
+    def __init__(self, process: str):
+        self.process = process
+        self.started = self.started_cpu = 0.0
+        self.window_start = time.monotonic()
+        self.collections = [[0, 0.0, 0.0, 0.0] for _ in range(3)]  # per generation: count, seconds, longest, its CPU
+        self.lags: list[float] = []
+        self.after_publish: list[float] = []
+
+    def on_gc(self, phase: str, info: dict) -> None:
+        now, cpu = time.perf_counter(), time.thread_time()
+        if phase == "start":
+            self.started, self.started_cpu = now, cpu
+            return
+        took = now - self.started
+        entry = self.collections[info["generation"]]
+        entry[0] += 1
+        entry[1] += took
+        if took > entry[2]:  # the longest, and the CPU it used (less than its time if the process was paused)
+            entry[2], entry[3] = took, cpu - self.started_cpu
+        self.maybe_log()
+
+    def maybe_log(self) -> None:
+        now = time.monotonic()
+        if now - self.window_start < TRACE_LOG_SECONDS:
+            return
+        gens = " ".join(f"gen{gen} {count}x {total * 1000:.1f} ms (max {longest * 1000:.1f}, CPU {cpu * 1000:.1f})"
+                        for gen, (count, total, longest, cpu) in enumerate(self.collections))
+        lags = sorted(self.lags)
+        lag = (f"; loop lag p50 {lags[len(lags) // 2] * 1000:.1f} p99 {lags[int(len(lags) * 0.99)] * 1000:.1f} "
+               f"max {lags[-1] * 1000:.1f} ms (n={len(lags)})") if lags else ""
+        tail = sorted(self.after_publish)
+        after = (f"; marked -> done p50 {tail[len(tail) // 2] * 1000:.1f} p99 {tail[int(len(tail) * 0.99)] * 1000:.1f} "
+                 f"max {tail[-1] * 1000:.1f} ms (n={len(tail)})") if tail else ""
+        log.warning("trace %s pid %d, %.0f s: gc %s%s%s", self.process, os.getpid(), now - self.window_start, gens,
+                    lag, after)
+        self.window_start = now
+        self.collections = [[0, 0.0, 0.0, 0.0] for _ in range(3)]
+        self.lags = []
+        self.after_publish = []
+
+
+_pauses: _Pauses | None = None
+
+
+def watch_pauses(process: str) -> None:
+    """Log this process's garbage collections (count, time, longest, by generation) every TRACE_LOG_SECONDS."""
+    global _pauses
+    if ON and _pauses is None:
+        _pauses = _Pauses(process)
+        gc.callbacks.append(_pauses.on_gc)
+
+
+_loops_watched: set[int] = set()
+_watchers: set[asyncio.Task] = set()  # referenced while they run: the loop keeps only weak references
+
+
+def watch_loop_lag(every: float = 0.01) -> None:
+    """On daphne's loop: how late a timer of `every` seconds fires (what every socket waits behind)."""
+    if not (ON and _pauses is not None):
+        return
+    loop = asyncio.get_running_loop()
+    if id(loop) in _loops_watched:
+        return
+    _loops_watched.add(id(loop))
+
+    async def watch():
+        while True:
+            before = loop.time()
+            await asyncio.sleep(every)
+            _pauses.lags.append(loop.time() - before - every)
+            _pauses.maybe_log()
+
+    _watchers.add(loop.create_task(watch()))

@@ -1,0 +1,106 @@
+"""A move's writes to Redis after its commit (its position's mark, its update, its timers and who decided,
+and the worker's clearing of the request) go in one round trip, in that order (live.joined)."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import pytest
+import redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from rooms import live, move_queue, positions
+from rooms.models import Move
+from tests.rooms.helpers import candle_for, fresh_channel_layer, started_room, wait_for  # noqa: F401 (a fixture)
+from tests.rooms.test_move_queue import hand_over_all
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_channel_layer")]
+
+
+@pytest.fixture(autouse=True)
+def index_not_lost():
+    live.index_lost.clear()
+    yield
+    live.index_lost.clear()
+
+
+@pytest.fixture
+def round_trips():
+    """The commands of every blocking pipeline sent, in order, by round trip."""
+    sent: list[list[str]] = []
+    execute = redis.client.Pipeline.execute
+
+    def recording(pipe, *args, **kwargs):
+        sent.append([str(command[0]).upper() for command, _options in pipe.command_stack])
+        return execute(pipe, *args, **kwargs)
+
+    with mock.patch.object(redis.client.Pipeline, "execute", recording):
+        yield sent
+
+
+def played(code: str, moves: list[tuple[int, int, dict]], *, count: int, game) -> None:
+    player = move_queue.MovePlayer(threads=1).start()
+    try:
+        hand_over_all(code, moves)
+        wait_for(lambda: Move.objects.filter(game=game).count() == count, what="the moves played")
+        wait_for(lambda: live.client().llen(player.taken_key) == 0, what="the worker's list cleared")
+    finally:
+        player.stop()
+
+
+def test_a_moves_mark_update_timers_and_clearing_go_in_one_round_trip_in_that_order(round_trips):
+    code, _tickets, game = started_room(4)
+    with mock.patch("rooms.broadcast.send_to_socket"):
+        played(code, [(seat, 0, candle_for(game, seat)) for seat in range(4)], count=4, game=game)
+    publishing = [commands for commands in round_trips if "PUBLISH" in commands]
+    assert len(publishing) == 4  # one round trip a move, each with its one update
+    for commands in publishing:
+        assert commands.count("PUBLISH") == 1
+        assert commands[0] == "SET"  # the position's mark, before the update (rooms/positions.py)
+        assert commands.index("PUBLISH") == 1
+        assert commands[-1] == "LREM"  # the request leaves the worker's list once its update is sent
+    # No other round trip cleared a move from the worker's list.
+    assert sum(commands.count("LREM") for commands in round_trips) == 4
+
+
+def test_a_refused_move_is_still_cleared_from_the_workers_list():
+    code, _tickets, game = started_room(2)
+    refusals = []
+    with mock.patch("rooms.broadcast.send_to_socket", lambda channel, message: refusals.append(message)):
+        player = move_queue.MovePlayer(threads=1).start()
+        try:
+            hand_over_all(code, [(0, 5, candle_for(game, 0))])  # a seq the game has not reached
+            wait_for(lambda: refusals, what="the refusal")
+            wait_for(lambda: live.client().llen(player.taken_key) == 0, what="the worker's list cleared")
+        finally:
+            player.stop()
+    assert [refusal["code"] for refusal in refusals] == ["future_seq"]
+    assert Move.objects.filter(game=game).count() == 0
+
+
+def test_joined_writes_wait_for_the_end_of_the_block_and_go_in_order():
+    gen_key, _position_key = live.position_keys("JOIN")
+    live.client().set(gen_key, "before")
+    rider = mock.Mock()
+    live.ride_along(rider)
+    with live.joined():
+        positions.changed("JOIN")
+        live.replace(None, "turn:1:1", 123.0)
+        assert live.client().get(gen_key) == "before"  # nothing sent yet
+        assert live.scheduled_at("turn:1:1") is None
+    assert live.client().get(gen_key) != "before"
+    assert live.scheduled_at("turn:1:1") == 123.0
+    rider.assert_called_once()
+    assert live.rider_left() is None  # carried: its owner has nothing left to send
+    live.cancel("turn:1:1")
+
+
+def test_a_joined_round_trip_that_fails_marks_the_timers_lost_and_leaves_the_rider_to_its_owner():
+    rider = mock.Mock()
+    live.ride_along(rider)
+    failing = mock.patch.object(redis.client.Pipeline, "execute", side_effect=RedisConnectionError("down"))
+    with failing, pytest.raises(RedisConnectionError), live.joined():
+        live.replace("turn:1:0", "turn:1:3", 0.0)
+    assert live.index_lost.is_set()
+    assert live.rider_left() is rider  # its owner sends it on its own
+    assert live.rider_left() is None
