@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from games import fairness
 from games.candles import engine
-from rooms import codes, live, services, snapshots
+from rooms import broadcast, codes, live, services, snapshots
 from rooms.models import Game, Move, Room, Seat
 from rooms.services import ServiceError
 from tests.rooms.helpers import (
@@ -318,6 +318,24 @@ def test_start_game_fills_empty_seats_with_bots_and_poses_the_first_decision():
     before = what_moves_change(code)
     refused("game_started", services.start_game, room_code=code, seat=0)
     assert what_moves_change(code) == before
+
+
+def test_a_start_sends_what_the_room_and_game_read_again_after_it_would_give():
+    """A start builds its updates from the rows it wrote: they must be what reading them back would send."""
+    code, _tickets = room_with(3, 4)
+    live.presence_join(code, 1, "socket-of-seat-1")
+    live.pass_host(code, 1)
+    with captured_broadcasts() as sent:
+        services.start_game(room_code=code, seat=1, mover="the-host")
+    assert [message["type"] for _group, message in sent] == ["room.update", "game.update"]
+    with captured_broadcasts() as again:
+        services_room = Room.objects.get(code=code)
+        public = snapshots.public_room(services_room)
+        broadcast.prepare_game_update(latest_game(code), [{"type": "start"}], mover="the-host")()
+    assert sent[0][1] == {"type": "room.update", "room": public, "room_digest": snapshots.room_digest(public)}
+    assert public["host"] == 1 and [seat["connected"] for seat in public["seats"]] == [False, True, False, False]
+    assert sent[1] == again[0]
+    assert {f"grace:{code}:0", f"grace:{code}:2"} <= set(timers()) and f"grace:{code}:1" not in timers()
 
 
 def test_the_seed_stays_secret_until_the_game_is_over_and_matches_its_fingerprint(client):
