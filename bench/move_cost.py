@@ -1,6 +1,7 @@
 """What one socket move costs the worker, in one process: candles moves played as the worker plays them.
 
     python bench/move_cost.py [--rooms 10] [--moves 2000] [--profile]
+    python bench/move_cost.py --starts 300 [--profile]
 
 Each move goes through the worker's own path (rooms.move_queue.play, with the answer-key claim, the games
 remembered by room, and the update published to Redis), between the two close_old_connections() the worker
@@ -11,6 +12,10 @@ Prints, in milliseconds, the median and p99 of each move's wall-clock time, of i
 of the time it held what the next writer of the room waits on: SQLite's writer lock (one per process, for
 every room) or, on PostgreSQL, the game's row (from the statement that locks it to the commit). With
 --profile, the functions that took the most time over the timed moves (cProfile).
+
+With --starts N, what a start costs instead: N games started (after 20 untimed), each in a fresh room of
+four people, by its host's socket request through the same path (services.start_game, its update to every
+seat, the room's update and the timers).
 
 Uses DATABASE_URL if set, else a fresh SQLite file in var/bench/, and a Redis at REDIS_URL (started locally
 when none answers), under a key prefix of its own that it deletes at the end.
@@ -90,7 +95,7 @@ class HeldRow:
             self.since = None
 
 
-def new_rooms(count: int) -> list[str]:
+def new_rooms(count: int, *, start: bool = True) -> list[str]:
     from rooms import services
 
     codes = []
@@ -98,7 +103,8 @@ def new_rooms(count: int) -> list[str]:
         host = services.create_room(game="candles", seat_count=4, options={}, host_name=f"Host {number}")
         for seat in range(1, 4):
             services.join_room(room_code=host.room_code, name=f"Player {number}-{seat}")
-        services.start_game(room_code=host.room_code, seat=0)
+        if start:
+            services.start_game(room_code=host.room_code, seat=0)
         codes.append(host.room_code)
     return codes
 
@@ -113,6 +119,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", type=int, default=10)
     parser.add_argument("--moves", type=int, default=2000, help="moves timed (after 200 untimed)")
+    parser.add_argument("--starts", type=int, default=0, help="time this many starts instead of moves")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top functions over the timed moves")
     parser.add_argument("--top", type=int, default=35)
     args = parser.parse_args()
@@ -151,6 +158,8 @@ def run(args) -> int:
                 row.committed()
 
         BaseDatabaseWrapper.commit = timed_commit
+    if args.starts:
+        return run_starts(args, held)
     rooms = new_rooms(args.rooms)
     memory: dict = {}
     wall: list[float] = []
@@ -213,11 +222,67 @@ def run(args) -> int:
                                                                     else "game row held", holds)):
         print(f"{name:<28} {statistics.median(values):>8.3f} {percentile(values, 0.9):>8.3f} "
               f"{percentile(values, 0.99):>8.3f}")
+    print_profile(profile, args.top)
+    return 0
+
+
+def print_profile(profile: cProfile.Profile | None, top: int) -> None:
     if profile is not None:
         for order in ("cumulative", "tottime"):
             out = io.StringIO()
-            pstats.Stats(profile, stream=out).sort_stats(order).print_stats(args.top)
+            pstats.Stats(profile, stream=out).sort_stats(order).print_stats(top)
             print(out.getvalue())
+
+
+def run_starts(args, held: list[float]) -> int:
+    """Each start as the worker plays a host's socket request, in a room of four people."""
+    from django.db import close_old_connections, connection
+
+    from rooms import move_queue
+
+    warm_up = 20
+    rooms = new_rooms(warm_up + args.starts, start=False)
+    wall: list[float] = []
+    cpu: list[float] = []
+    holds: list[float] = []
+    statements = [0]
+
+    def counted(execute, sql, params, many, context):
+        statements[0] += 1
+        return execute(sql, params, many, context)
+
+    profile = cProfile.Profile() if args.profile else None
+    for number, code in enumerate(rooms):
+        timing = number >= warm_up
+        del held[:]
+        if number == warm_up:
+            statements[0] = 0
+        with connection.execute_wrapper(counted):
+            if timing and profile is not None:
+                profile.enable()
+            started, started_cpu = time.perf_counter(), time.thread_time()
+            close_old_connections()
+            try:
+                move_queue.play(payload("start", code, 0), games_in_play={})
+            finally:
+                close_old_connections()
+            ended, ended_cpu = time.perf_counter(), time.thread_time()
+            if timing and profile is not None:
+                profile.disable()
+        if timing:
+            wall.append((ended - started) * 1e3)
+            cpu.append((ended_cpu - started_cpu) * 1e3)
+            holds.append(sum(held) * 1e3)
+    print(f"{connection.vendor}, {len(wall)} starts timed after {warm_up}, "
+          f"{statements[0] / max(1, len(wall)):.2f} SQL statements a start")
+    print(f"{'ms a start':<28} {'median':>8} {'p90':>8} {'p99':>8}")
+    rows = [("wall clock", wall), ("thread CPU", cpu)]
+    if connection.vendor == "sqlite":
+        rows.append(("writer held", holds))
+    for name, values in rows:
+        print(f"{name:<28} {statistics.median(values):>8.3f} {percentile(values, 0.9):>8.3f} "
+              f"{percentile(values, 0.99):>8.3f}")
+    print_profile(profile, args.top)
     return 0
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import secrets
 import threading
+import time
 from contextvars import ContextVar
 
 import redis
@@ -110,6 +112,27 @@ def room_changed(code: str) -> None:
         return
     public = snapshots.public_room(room)
     _send(room_group(code), {"type": "room.update", "room": public, "room_digest": snapshots.room_digest(public)})
+
+
+def prepare_room_update(room: Room, seats: list, *, upcoming=None):
+    """room_changed for a write that holds the room, its seats (in order) and its next game as it commits
+    them (a start): the update is built from those rather than read again, and after the commit the
+    position mark, the presence and the host go in one Redis round trip. Returns what sends it."""
+    code = room.code
+
+    def send():
+        gen_key, _position_key = live.position_keys(code)
+        pipe = live.client().pipeline(transaction=False)
+        pipe.set(gen_key, secrets.token_hex(8), ex=positions.POSITION_SECONDS)  # before the message
+        pipe.zrangebyscore(live._presence_key(code), time.time(), "+inf")
+        pipe.get(live._host_key(code))
+        _marked, members, host = pipe.execute()
+        connected = {int(seat) for seat, _, _channel in (m.partition("|") for m in members) if seat}
+        public = snapshots.public_room(room, connected, upcoming=upcoming, seats=seats,
+                                       host=0 if host is None else int(host))
+        _send(room_group(code), {"type": "room.update", "room": public, "room_digest": snapshots.room_digest(public)})
+
+    return send
 
 
 def game_changed(game: Game | int, events: list[dict], *, mover: str | None = None) -> None:

@@ -61,6 +61,11 @@ def schedule(member: str, at: float, *, keep_existing: bool = False) -> None:
     _timer_write(lambda: client().zadd(key(TIMERS), {member: at}, nx=keep_existing))
 
 
+def schedule_many(timers: dict[str, float]) -> None:
+    """Several timers in one command (a start's grace periods)."""
+    _timer_write(lambda: client().zadd(key(TIMERS), timers))
+
+
 def cancel(member: str) -> None:
     client().zrem(key(TIMERS), member)
 

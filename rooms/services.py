@@ -581,8 +581,10 @@ def start_game(*, room_code: str, seat: int | None, mover: str | None = None) ->
         after = _advance(game, spec, previous_to_act=[], acted=None)
         game.save()
         _touch(room)
-        transaction.on_commit(lambda: broadcast.room_changed(room.code))
-        transaction.on_commit(lambda: broadcast.game_changed(game.pk, [{"type": "start"}], mover=mover))
+        # Both updates from the rows as written here, not read again after the commit: the game just
+        # started is the room's latest, so the room has no next game yet.
+        transaction.on_commit(broadcast.prepare_room_update(room, seats, upcoming=None))
+        transaction.on_commit(broadcast.prepare_game_update(game, [{"type": "start"}], mover=mover))
         transaction.on_commit(after)
         absent_humans = [row.index for row in seats if not row.is_bot]
         transaction.on_commit(lambda: _schedule_grace_if_absent(room.code, absent_humans))
@@ -983,10 +985,10 @@ def show_bot_draft(*, game_id: int, seat: int, prompt: int, draft: dict) -> bool
 
 def _schedule_grace_if_absent(room_code: str, seats: list[int]) -> None:
     connected = live.connected_seats(room_code)
-    at = time.time() + settings.WICKWISE["GRACE_SECONDS"]
-    for seat in seats:
-        if seat not in connected:
-            live.schedule(f"grace:{room_code}:{seat}", at)
+    absent = [seat for seat in seats if seat not in connected]
+    if absent:  # every absent seat's timer in one round trip
+        at = time.time() + settings.WICKWISE["GRACE_SECONDS"]
+        live.schedule_many({f"grace:{room_code}:{seat}": at for seat in absent})
 
 
 def seat_connected(*, room_code: str, seat: int, channel: str) -> None:

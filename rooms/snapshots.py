@@ -61,18 +61,23 @@ def next_game(room: Room) -> Game | None:
 _LOOK_UP = object()
 
 
-def public_room(room: Room, connected: set[int] | None = None, *, upcoming=_LOOK_UP) -> dict:
-    """`upcoming`: the room's next game (its number, fingerprint and client_seeds) if the caller has it."""
+def public_room(room: Room, connected: set[int] | None = None, *, upcoming=_LOOK_UP, seats=None,
+                host: int | None = None) -> dict:
+    """`upcoming`: the room's next game (its number, fingerprint and client_seeds) if the caller has it;
+    `seats` (in order) and `host`, likewise: a start publishes the rows it wrote, and reads presence and the
+    host with the position mark (broadcast.prepare_room_update)."""
     if connected is None:
         connected = live.connected_seats(room.code)
     if upcoming is _LOOK_UP:
         upcoming = next_game(room)
+    if seats is None:
+        seats = room.seats.order_by("index")
     return {
         "code": room.code,
         "game": room.game,
         "seat_count": room.seat_count,
         "options": room.options,
-        "host": live.host_seat(room.code),
+        "host": live.host_seat(room.code) if host is None else host,
         "seats": [
             {
                 "index": seat.index,
@@ -83,7 +88,7 @@ def public_room(room: Room, connected: set[int] | None = None, *, upcoming=_LOOK
                 "connected": seat.index in connected,
                 "client_seed": bool(upcoming and str(seat.index) in upcoming.client_seeds),
             }
-            for seat in room.seats.order_by("index")
+            for seat in seats
         ],
         "next_game": None if upcoming is None else {
             "number": upcoming.number,

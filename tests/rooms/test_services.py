@@ -10,13 +10,14 @@ import weakref
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import fairness
+from games import fairness, registry
 from games.candles import engine
-from rooms import codes, live, services, snapshots
+from rooms import broadcast, codes, live, services, snapshots
 from rooms.models import Game, Move, Room, Seat
 from rooms.services import ServiceError
 from tests.rooms.helpers import (
@@ -318,6 +319,35 @@ def test_start_game_fills_empty_seats_with_bots_and_poses_the_first_decision():
     before = what_moves_change(code)
     refused("game_started", services.start_game, room_code=code, seat=0)
     assert what_moves_change(code) == before
+
+
+@pytest.mark.parametrize("slug", list(settings.WICKWISE_GAMES))
+def test_a_start_sends_what_the_room_and_game_read_again_after_it_would_give(slug):
+    """A start builds its updates from the rows it wrote: they must be what reading them back would send,
+    for every game (its state as its engine set it up, not as the database gives it back)."""
+    seats = registry.get(slug).max_seats
+    humans = max(1, seats - 1)  # one seat for a bot, and not full: a game that starts when full waits
+    code, _tickets = room_with(humans, seats, game=slug)
+    host = humans - 1
+    live.presence_join(code, host, "socket-of-the-host")
+    live.pass_host(code, host)
+    with captured_broadcasts() as sent:
+        services.start_game(room_code=code, seat=host, mover="the-host")
+    assert [message["type"] for _group, message in sent] == ["room.update", "game.update"]
+    with captured_broadcasts() as again:
+        public = snapshots.public_room(Room.objects.get(code=code))
+        broadcast.prepare_game_update(latest_game(code), [{"type": "start"}], mover="the-host")()
+    assert sent[0][1] == {"type": "room.update", "room": public, "room_digest": snapshots.room_digest(public)}
+    assert public["host"] == host and [seat["connected"] for seat in public["seats"]] == [
+        index == host for index in range(seats)]
+    # The same JSON for every seat; PostgreSQL gives a JSON column's keys back in an order of its own.
+    (group, update), (group_again, update_again) = sent[1], again[0]
+    texts, texts_again = update.pop("texts"), update_again.pop("texts")
+    assert (group, update) == (group_again, update_again) and texts.keys() == texts_again.keys()
+    for seat, text in texts.items():
+        assert json.loads(broadcast.stamped(text, 0.0)) == json.loads(broadcast.stamped(texts_again[seat], 0.0))
+    absent = {f"grace:{code}:{index}" for index in range(humans) if index != host}
+    assert absent <= set(timers()) and f"grace:{code}:{host}" not in timers()
 
 
 def test_the_seed_stays_secret_until_the_game_is_over_and_matches_its_fingerprint(client):
