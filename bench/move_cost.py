@@ -165,11 +165,7 @@ def run(args) -> int:
     wall: list[float] = []
     cpu: list[float] = []
     holds: list[float] = []
-    statements = [0]
-
-    def counted(execute, sql, params, many, context):
-        statements[0] += 1
-        return execute(sql, params, many, context)
+    statements, counted = statement_counter()
 
     def play(request: dict) -> None:  # as MovePlayer._play, but for its bookkeeping in Redis
         close_old_connections()
@@ -234,6 +230,17 @@ def print_profile(profile: cProfile.Profile | None, top: int) -> None:
             print(out.getvalue())
 
 
+def statement_counter():
+    """A list holding the number of SQL statements run, and the execute wrapper that counts them."""
+    statements = [0]
+
+    def counted(execute, sql, params, many, context):
+        statements[0] += 1
+        return execute(sql, params, many, context)
+
+    return statements, counted
+
+
 def run_starts(args, held: list[float]) -> int:
     """Each start as the worker plays a host's socket request, in a room of four people."""
     from django.db import close_old_connections, connection
@@ -245,11 +252,7 @@ def run_starts(args, held: list[float]) -> int:
     wall: list[float] = []
     cpu: list[float] = []
     holds: list[float] = []
-    statements = [0]
-
-    def counted(execute, sql, params, many, context):
-        statements[0] += 1
-        return execute(sql, params, many, context)
+    statements, counted = statement_counter()
 
     profile = cProfile.Profile() if args.profile else None
     for number, code in enumerate(rooms):
