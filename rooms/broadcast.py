@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import secrets
 import threading
-import time
 from contextvars import ContextVar
 
 import redis
@@ -121,15 +119,13 @@ def prepare_room_update(room: Room, seats: list, *, upcoming=None):
     code = room.code
 
     def send():
-        gen_key, _position_key = live.position_keys(code)
         pipe = live.client().pipeline(transaction=False)
-        pipe.set(gen_key, secrets.token_hex(8), ex=positions.POSITION_SECONDS)  # before the message
-        pipe.zrangebyscore(live._presence_key(code), time.time(), "+inf")
-        pipe.get(live._host_key(code))
+        positions.mark_changed(pipe, code)  # before the message
+        live.queue_connected_seats(pipe, code)
+        live.queue_host_seat(pipe, code)
         _marked, members, host = pipe.execute()
-        connected = {int(seat) for seat, _, _channel in (m.partition("|") for m in members) if seat}
-        public = snapshots.public_room(room, connected, upcoming=upcoming, seats=seats,
-                                       host=0 if host is None else int(host))
+        public = snapshots.public_room(room, live.seats_present(members), upcoming=upcoming, seats=seats,
+                                       host=live.host_from(host))
         _send(room_group(code), {"type": "room.update", "room": public, "room_digest": snapshots.room_digest(public)})
 
     return send

@@ -233,14 +233,17 @@ def presence_leave(room_code: str, seat: int | None, channel: str) -> None:
 
 
 def connected_seats(room_code: str) -> set[int]:
-    now = time.time()
-    members = client().zrangebyscore(_presence_key(room_code), now, "+inf")
-    seats = set()
-    for member in members:
-        seat = member.split("|", 1)[0]
-        if seat:
-            seats.add(int(seat))
-    return seats
+    return seats_present(queue_connected_seats(client(), room_code))
+
+
+def queue_connected_seats(target, room_code: str):
+    """Read the room's presence on `target`: the client (the members, at once) or a pipeline (queued; its
+    result goes to `seats_present`)."""
+    return target.zrangebyscore(_presence_key(room_code), time.time(), "+inf")
+
+
+def seats_present(members) -> set[int]:
+    return {int(seat) for seat, _, _channel in (member.partition("|") for member in members) if seat}
 
 
 # --- who decided for an absent player ----------------------------------------------------------
@@ -281,7 +284,15 @@ def _host_key(room_code: str) -> str:
 def host_seat(room_code: str) -> int:
     """The seat that starts games: seat 0, the room's creator, until the role passes to another player
     (services.fire_grace). Kept with presence: losing Redis gives the role back to seat 0."""
-    value = client().get(_host_key(room_code))
+    return host_from(queue_host_seat(client(), room_code))
+
+
+def queue_host_seat(target, room_code: str):
+    """Read the host's seat on `target` (the client, or a pipeline whose result goes to `host_from`)."""
+    return target.get(_host_key(room_code))
+
+
+def host_from(value) -> int:
     return int(value) if value is not None else 0
 
 

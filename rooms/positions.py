@@ -42,15 +42,20 @@ def changed(room_code: str) -> None:
     """What the room's pages show was written and committed: the position kept is stale. Called before the
     change is published, never inside its transaction. A failure is logged, not raised, so the publish that
     follows is still tried."""
-    gen_key, _position_key = live.position_keys(room_code)
-    mark = secrets.token_hex(8)
-    if live.joinable(lambda pipe: pipe.set(gen_key, mark, ex=POSITION_SECONDS)):  # sent before the update
+    if live.joinable(lambda pipe: mark_changed(pipe, room_code)):  # sent before the update
         return
     try:
-        live.client().set(gen_key, mark, ex=POSITION_SECONDS)  # one command: every move does it
+        mark_changed(live.client(), room_code)  # one command: every move does it
     except redis.RedisError as error:
         log.warning("room %s: could not mark its position changed (%s); it lapses within %d s",
                     room_code, error, POSITION_SECONDS)
+
+
+def mark_changed(target, room_code: str) -> None:
+    """Set the room's new mark on `target`: the client (at once) or a pipeline (queued, sent before the
+    publish it goes with)."""
+    gen_key, _position_key = live.position_keys(room_code)
+    target.set(gen_key, secrets.token_hex(8), ex=POSITION_SECONDS)
 
 
 def changed_after_commit(room_code: str) -> None:
