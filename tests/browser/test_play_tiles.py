@@ -5,6 +5,7 @@ turn played with the keyboard alone."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -94,9 +95,18 @@ def test_two_people_see_tiles_move_pause_resume_and_a_reload_keeps_the_draft(liv
     page_of = {0: ada, 1: ben}
     ada.wait_for_function("() => window.WickwiseRoom.state().game.to_act.length === 1", timeout=WAIT_MS)
     chosen = page_of[to_act(ada)]
+    starter = "Ada" if chosen is ada else "Ben"
     chosen.locator(".tiles-table .tl-begin").click()
     ada.wait_for_selector(".tiles-table .tl-dice[hidden]", state="attached", timeout=WAIT_MS)
     tiles.my_turn_or_over(page_of[to_act(ada)])
+
+    # The roll stays one click away after the start, for both, with each seat's last die.
+    for page in (ada, ben):
+        note = page.locator(".tiles-table .tl-dice-note")
+        assert note.locator("summary").text_content() == f"The dice: {starter} began."
+        note.locator("summary").click()
+        rounds = note.locator(".tl-dice-rounds li").all_text_contents()
+        assert rounds and re.fullmatch(r"(Round \d+: )?Ada: [1-6], Ben: [1-6]", rounds[-1]), rounds
     player = page_of[to_act(ada)]
     watcher = ben if player is ada else ada
 

@@ -126,6 +126,9 @@
       this.playersEl = h("ul", { class: "tl-players tk-players", "aria-label": gettext("Players") });
       this.bagEl = h("p", { class: "tl-bag" });
       this.diceEl = h("div", { class: "tl-dice", hidden: true });
+      // After "Start the game" the roll stays one click away: a player who arrives later can still see it.
+      this.diceNoteEl = h("details", { class: "tl-dice-note", hidden: true });
+      this.diceNoteKey = null;
       this.pauseEl = h("div", { class: "tl-paused", hidden: true, role: "status" });
       this.boardEl = h("div", {
         class: "tl-board", role: "grid", tabindex: "0", "aria-label": gettext("The table"),
@@ -140,7 +143,7 @@
       this.buttonsEl = h("div", { class: "tl-buttons" });
       this.liveEl = h("p", { class: "tk-visually-hidden", "aria-live": "polite" });
       this.root = h("section", { class: "tiles-table ww-table tk-live", "aria-label": gettext("Tiles table") }, [
-        h("div", { class: "tl-top" }, [this.playersEl, this.bagEl]),
+        h("div", { class: "tl-top" }, [this.playersEl, h("div", { class: "tl-aside" }, [this.bagEl, this.diceNoteEl])]),
         this.diceEl,
         this.pauseEl,
         h("div", { class: "tl-board-wrap" }, [this.boardEl]),
@@ -779,6 +782,7 @@
       this.root.classList.toggle("is-turned", this.upright.matches);
       this.renderPlayers();
       this.renderDice();
+      this.renderDiceNote();
       this.renderPause();
       const judged = rules() ? rules().judge(this.tableList(), width, height) : { problems: [], jokers: {} };
       this.problems = this.refusedProblems || judged.problems;
@@ -841,6 +845,27 @@
         h("p", { text: say(gettext("%(player)s rolled highest and starts."), { player: this.name(chooser) }) }),
         mineToBegin ? h("button", { type: "button", class: "primary tl-begin", text: gettext("Start the game"), disabled: this.pending ? true : null,
           onclick: () => this.begin() }) : h("p", { class: "tl-wait", text: say(gettext("Waiting for %(player)s to start the game."), { player: this.name(chooser) }) }),
+      );
+    }
+
+    renderDiceNote() {
+      const view = this.view;
+      const show = view.phase !== "begin" && Array.isArray(view.dice) && view.dice.length > 0;
+      this.diceNoteEl.hidden = !show;
+      if (!show) return;
+      const rolls = (values) => values.map((value, seat) => (value === null ? null
+        : say(gettext("%(player)s: %(value)s"), { player: this.name(seat), value }))).filter(Boolean).join(", ");
+      const rounds = view.dice.map((values, index) => (view.dice.length > 1
+        ? say(gettext("Round %(round)s: %(rolls)s"), { round: index + 1, rolls: rolls(values) }) : rolls(values)));
+      const starter = this.name(view.chooser);
+      // Rebuilt only when it changes: a render comes with every draft, and a focused summary must stay.
+      const key = JSON.stringify([rounds, starter]);
+      if (key === this.diceNoteKey) return;
+      this.diceNoteKey = key;
+      this.diceNoteEl.replaceChildren(
+        h("summary", { text: say(gettext("The dice: %(player)s began."), { player: starter }) }),
+        h("ul", { class: "tl-dice-rounds" }, rounds.map((text) => h("li", { text }))),
+        h("p", { text: view.dice.length > 1 ? gettext("A tie on the highest value: the tied players rolled again.") : null }),
       );
     }
 
