@@ -8,11 +8,12 @@ games and moves have pages of their own.
 import json
 
 from django.contrib import admin, messages
+from django.db import transaction
 from django.db.models.constants import LOOKUP_SEP
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from rooms import services
+from rooms import broadcast, services
 from rooms.models import Game, Move, Room, Seat
 
 
@@ -71,6 +72,12 @@ class SeatAdmin(SafeLookups, admin.ModelAdmin):
     def get_queryset(self, request):
         qs = super().get_queryset(request).select_related("room", "user")
         return qs.filter(room__game=self.game_slug) if self.game_slug else qs
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        # The room's pages show the change at once, not at their next ping.
+        code = obj.room.code
+        transaction.on_commit(lambda: broadcast.room_changed(code))
 
 
 @admin.display(description=_("action"))

@@ -198,6 +198,17 @@ def test_an_admin_ending_a_game_or_editing_a_seat_shows_in_the_next_pong(admin):
     follows(code, before)
 
 
+def test_an_admin_saving_a_seat_tells_the_room_at_once(admin):
+    code, _tickets, _game = started_room(2)
+    seat = CandlesSeat.objects.get(room__code=code, index=1)
+    form = {"name": "Renamed", "bot_level": seat.bot_level, "user": ""}
+    with captured_broadcasts() as sent:
+        response = admin.post(reverse("admin:candles_candlesseat_change", args=[seat.pk]), form)
+    assert response.status_code == 302
+    updates = [message for _group, message in sent if message["type"] == "room.update"]
+    assert [s["name"] for s in updates[-1]["room"]["seats"]][1] == "Renamed"
+
+
 def test_an_expired_room_answers_no_position():
     code, _tickets = room_with(2)
     kept_now(code)
