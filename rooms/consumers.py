@@ -7,7 +7,6 @@ Protocol: docs/protocol.md. Each connection gets only its own seat's view.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import json
 import logging
@@ -16,9 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
-from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -223,46 +220,6 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self._error("too_many_sockets", _("This seat is open in too many places; this one is watching. "
                                                     "Close another tab or device and reload."))
         return None
-
-    async def __call__(self, scope, receive, send):
-        """Channels' own loop, with less made a message. Channels waits on the client and the channel layer
-        with asyncio.wait, so each message made a task, a context, a waiter and its callbacks that lived until
-        the socket's next message, and took three turns of the loop to reach its handler. With a thousand
-        sockets those waiting objects were tens of thousands: Python's young collection counts objects made
-        less objects freed, so it ran seldom and then scanned them all, for 10 to 35 ms while every socket
-        waited (docs/benchmarks.md). Here each source has its own reader for the socket's life, and a lock
-        keeps the handlers one at a time, in the order their messages came."""
-        self.scope = scope
-        self.channel_layer = get_channel_layer(self.channel_layer_alias)
-        if self.channel_layer is None:
-            return await super().__call__(scope, receive, send)
-        self.channel_name = await self.channel_layer.new_channel()
-        self.channel_receive = functools.partial(self.channel_layer.receive, self.channel_name)
-        self.base_send = send
-        one_at_a_time = asyncio.Lock()
-        from_client = asyncio.current_task()
-        from_layer = asyncio.ensure_future(self._dispatch_each(self.channel_receive, one_at_a_time))
-        # A handler's error on the layer's side ends the consumer, as it did in Channels' loop.
-        from_layer.add_done_callback(lambda done: done.cancelled() or from_client.cancel())
-        try:
-            await self._dispatch_each(receive, one_at_a_time)
-        except StopConsumer:
-            pass
-        except asyncio.CancelledError:
-            if not from_layer.done() or from_layer.cancelled():
-                raise
-            if not isinstance(from_layer.exception(), StopConsumer):
-                raise from_layer.exception() from None
-        finally:
-            from_layer.cancel()  # the layer's receive, cancelled, lets go of this socket's channel
-            with contextlib.suppress(asyncio.CancelledError, StopConsumer):
-                await from_layer
-
-    async def _dispatch_each(self, source, one_at_a_time: asyncio.Lock):
-        while True:
-            message = await source()
-            async with one_at_a_time:
-                await self.dispatch(message)
 
     async def dispatch(self, message):
         # Channels' own dispatch first hops to its database thread to close stale connections, for every
