@@ -1,6 +1,9 @@
 import gc
 import os
+import pprint
 
+import autobahn.websocket.protocol
+import txaio
 from django.core.asgi import get_asgi_application
 
 FULL_COLLECTION_AFTER = 100  # collections of the middle generation (Python's default: 10)
@@ -31,3 +34,13 @@ gc.freeze()
 # finds (cycles that lived through two collections) waits a little longer.
 gc.set_threshold(*gc.get_threshold()[:2], FULL_COLLECTION_AFTER)
 trace.watch_pauses("daphne")
+
+
+def _pformat_if_logged(value) -> str:
+    return pprint.pformat(value) if txaio.get_global_log_level() in ("debug", "trace") else ""
+
+
+# autobahn pretty-prints each new socket's options for a debug line, and does it with debug logging off too:
+# about 0.2 ms a socket, so a thousand sockets connecting at once held daphne's loop some 200 ms
+# (docs/benchmarks.md). Its only other use, its timings' text, is shown at debug level too.
+autobahn.websocket.protocol.pformat = _pformat_if_logged

@@ -413,3 +413,18 @@ async def test_a_socket_from_a_foreign_origin_is_refused():
         assert snapshot["room"]["code"] == code
     finally:
         await close_all(socket)
+
+
+async def test_a_closed_socket_lets_go_of_its_channel_and_its_groups():
+    """Closing the socket cancels its wait on the channel layer, which unsubscribes its channel: a consumer
+    that waited some other way would leave it subscribed for the life of the process."""
+    from channels.layers import get_channel_layer
+
+    code, tickets, _game = await db(started_room)(2)
+    socket, _ = await seated(code, tickets[0])
+    layer = get_channel_layer()._get_layer()  # the pub/sub layer of this loop
+    (channel,) = [name for name in layer.channels if name.startswith(layer.prefix + "specific.")]
+    assert any(channel in members for members in layer.groups.values())
+    await socket.disconnect(timeout=WAIT_SECONDS)
+    assert channel not in layer.channels
+    assert not any(channel in members for members in layer.groups.values())
