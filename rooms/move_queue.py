@@ -15,7 +15,10 @@ a fresh snapshot, and never played after that. The two outcomes exclude each oth
 per request (`answer:MOVER`), set once: the worker sets it to "played" inside the move's transaction, just
 before the commit, and refuses the move if the key was already set or the request's deadline has passed;
 the socket, once the deadline is past, sets it to "told" before it tells its player, and says nothing if
-the worker got there first (the move's update is then on its way). If Redis cannot be asked, the socket
+the worker got there first (the move's update is then on its way). A move's claim is sent once the move
+has passed its checks and its reply read at that last look (ClaimAhead): the round trip overlaps the
+building of the move's update; a move claimed in time and looked at past its deadline is refused by the
+worker, which holds the key. If Redis cannot be asked, the socket
 tells its player only after the deadline plus a margin, and the worker's own deadline check, also at the
 commit, keeps the move from landing after it.
 
@@ -48,7 +51,8 @@ A worker blocks without polling: each hand-over also rings its lane's bell (a li
 element), the worker waits on the bells, and its take clears a lane's bell, in the same step, when it
 leaves that lane empty (and rings it again when it leaves requests behind, for another worker). A worker
 whose start threads are all busy does not listen to the starts' bell; a start that ends rings a bell of
-this worker's own.
+this worker's own. The wait and the take go in one round trip (a pipeline: Redis runs the take as soon as
+the wait ends), so an idle worker wakes once for a request, with it taken.
 
 A worker moves each request it takes onto a list of its own (`moves:taken:ID`) and removes it once it is
 played or refused; a worker that dies leaves its list behind, and the next worker to look (every second)
@@ -60,6 +64,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import json
 import logging
 import threading
@@ -182,11 +187,58 @@ class AlreadyAnswered(Exception):
     """Another hand has answered this request: its socket told its player, or another worker played it."""
 
 
-def claim_played(payload: dict) -> None:
+class ClaimAhead:
+    """A move's claim, sent once the move has passed its checks (services.checked_before_commit's `ahead`) on
+    a connection of its own, and its reply read at the last look: the round trip overlaps the building of
+    the move's update instead of following it, and the thread does not wait for the reply (nor for the GIL
+    after it) at the look. Not sent for a request already late, claimed, or refused before its checks."""
+
+    def __init__(self, payload: dict):
+        self.payload = payload
+        self.connection = None
+
+    def send(self) -> None:
+        if self.connection is not None or self.payload.get("claimed") or _is_late(self.payload):
+            return
+        pool = live.client().connection_pool
+        connection = pool.get_connection()
+        try:
+            connection.send_command("SET", _answer_key(self.payload["mover"]), "played", "NX", "EX", _answer_ttl())
+        except RedisError:  # the last look claims it the usual way
+            connection.disconnect()
+            pool.release(connection)
+            return
+        self.connection = connection
+
+    def sent(self) -> bool:
+        return self.connection is not None
+
+    def played(self) -> bool:
+        """True if this worker's claim set the key, False if the request was answered elsewhere first.
+        Raises RedisError when Redis cannot be asked (the key may then be set or not)."""
+        connection, self.connection = self.connection, None
+        try:
+            return connection.read_response() is not None
+        finally:
+            live.client().connection_pool.release(connection)
+
+    def close(self) -> None:
+        """Not looked at (the move failed between): its reply is read, so the connection is fit for reuse."""
+        if self.connection is not None:
+            with contextlib.suppress(RedisError):
+                self.played()
+
+
+def _is_late(payload: dict) -> bool:
+    return time.time() > payload.get("deadline", payload["sent_at"] + answer_within())
+
+
+def claim_played(payload: dict, ahead: ClaimAhead | None = None) -> None:
     """The worker's last look, inside the request's transaction just before its commit. Past its deadline,
     the request is refused (and its player told, unless its socket already did); before it, the worker
-    claims the request, and drops it silently if it was answered elsewhere."""
-    late = time.time() > payload.get("deadline", payload["sent_at"] + answer_within())
+    claims the request, and drops it silently if it was answered elsewhere. `ahead`: the claim, if it was
+    sent ahead (its reply is read here)."""
+    late = _is_late(payload)
     if payload.get("claimed"):
         # This worker claimed it for a first try that wrote nothing (services.submit_move: the game had
         # moved on); the try that writes it still keeps the deadline, for a socket that cannot ask Redis.
@@ -194,6 +246,14 @@ def claim_played(payload: dict) -> None:
             raise _too_late()
         return
     try:
+        if ahead is not None and ahead.sent():
+            if not ahead.played():
+                raise AlreadyAnswered
+            payload["claimed"] = True
+            if late:  # claimed before its deadline, looked at after it: this worker tells its player
+                raise _too_late()
+            trace.mark("claimed")
+            return
         if late:
             if live.client().set(_answer_key(payload["mover"]), "told", nx=True, ex=_answer_ttl()):
                 raise _too_late()
@@ -210,14 +270,15 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
     """Play one queued request, or send its refusal to the socket that sent it. `games_in_play`: the calling
     thread's memory of the games it played last (services.submit_move), or None."""
     age = time.time() - payload["sent_at"]
-    if time.time() > payload.get("deadline", payload["sent_at"] + answer_within()):
+    if _is_late(payload):
         log.warning("%s for room %s seat %s dropped: %.1f s old, its socket was told", payload["kind"],
                     payload["room"], payload["seat"], age)
         return
     asked = {"room_code": payload["room"], "seat": payload["seat"], "mover": payload["mover"]}
+    ahead = ClaimAhead(payload)
     with translation.override(payload["language"]):
         try:
-            with services.checked_before_commit(lambda: claim_played(payload)):
+            with services.checked_before_commit(lambda: claim_played(payload, ahead), ahead=ahead.send):
                 if payload["kind"] == "move":
                     services.submit_move(**asked, seq=payload["seq"], action=payload["action"],
                                          games_in_play=games_in_play)
@@ -236,6 +297,8 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
                 "type": "request.refused", "mover": payload["mover"], "code": error.code,
                 "message": str(error.message), "ref": payload["ref"], "details": error.details,
             })
+        finally:
+            ahead.close()
 
 
 # Take up to ARGV[1] requests onto this worker's list (KEYS[3]) from the moves' lane (KEYS[1]) and the starts'
@@ -400,15 +463,22 @@ class MovePlayer:
                 start_slots += 1
             taken, starting = [], []
             try:
+                take = (_TAKE, 5, moves, starts, self.taken_key, moves_bell, starts_bell, slots, start_slots,
+                        repr(time.time() - start_overdue_after()))
                 if idle:
                     # Wait for a bell (a take silenced the bells of the lanes it left empty, so a push since rang
                     # one). With no start slot free, not the starts' bell (it rings while starts wait) but this
                     # worker's own, rung when one of its starts ends. Past the timeout, a take looks anyway.
-                    # A start that falls overdue while this worker waits is taken by the next take anyway.
-                    redis_client.blpop([moves_bell, self.bell_key, *([starts_bell] if start_slots else [])], 0.5)
-                taken, starting, more = redis_client.eval(
-                    _TAKE, 5, moves, starts, self.taken_key, moves_bell, starts_bell, slots, start_slots,
-                    repr(time.time() - start_overdue_after()))
+                    # The take goes in the same round trip: Redis runs it once the wait ends, so a request
+                    # handed to an idle worker costs one reply and one wake-up of this thread, not two. Its
+                    # overdue mark is from before the wait: a start that falls overdue meanwhile is taken as
+                    # such by the next take.
+                    pipe = redis_client.pipeline(transaction=False)
+                    pipe.blpop([moves_bell, self.bell_key, *([starts_bell] if start_slots else [])], 0.5)
+                    pipe.eval(*take)
+                    _rang, (taken, starting, more) = pipe.execute()
+                else:
+                    taken, starting, more = redis_client.eval(*take)
                 idle = not more  # an idle worker makes one round trip less a request: no take that finds nothing
             except Exception:
                 idle = False

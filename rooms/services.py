@@ -53,23 +53,34 @@ _sqlite_after_commit = threading.RLock()
 # A last look just before a write commits (`checked_before_commit`): None, or a callable that raises a
 # ServiceError to roll the write back.
 _last_look: ContextVar = ContextVar("wickwise_last_look", default=None)
+# Called once a move has passed its checks, before its update is built: None, or a callable (the worker
+# sends its claim then and reads the reply at the last look, so the round trip overlaps the building).
+_looking_ahead: ContextVar = ContextVar("wickwise_looking_ahead", default=None)
 
 
 @contextlib.contextmanager
-def checked_before_commit(last_look):
+def checked_before_commit(last_look, *, ahead=None):
     """Within this, a write calls `last_look()` inside its transaction, after its last statement and just
     before its commit; a ServiceError from it rolls the write back and is raised to the caller. It may be
     called more than once for one request (a move on a remembered game looks before its write, and again
     at its commit, or at the commit of the locked try after it): the worker's claims the request once, and
-    after that checks only its deadline.
+    after that checks only its deadline. `ahead()`, if given, is called when a move has passed its checks
+    and is about to be built and written (it may be called again, by the locked try after a remembered one).
 
     The worker plays a socket's move this way: a move may wait any time for the room's lock, and only a
     check at the commit itself can promise it is not played after its player was told it was not."""
-    token = _last_look.set(last_look)
+    token, ahead_token = _last_look.set(last_look), _looking_ahead.set(ahead)
     try:
         yield
     finally:
+        _looking_ahead.reset(ahead_token)
         _last_look.reset(token)
+
+
+def _move_checked() -> None:
+    ahead = _looking_ahead.get()
+    if ahead is not None:
+        ahead()
 
 
 def _each_step_on_its_own() -> None:
@@ -781,6 +792,7 @@ def _checked(game: Game, *, seat: int, seq: int, action, by: str):
 
 def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: str, mover: str | None = None) -> None:
     spec, acting, state, events = _checked(game, seat=seat, seq=seq, action=action, by=by)
+    _move_checked()
     game.state = state
     game.seq += 1
     game.version += 1
@@ -821,6 +833,7 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
     if game.is_over:  # a new game for the room: under the room's lock
         raise _NotRemembered
     move = Move(game=game, seq=game.seq, seat=seat, action=action, by=by)
+    _move_checked()
     steps: list = [lambda: remember(game)]
     # The update is built before the write (built for nothing if another writer came first, which is rare).
     _after_move(game, spec, seat=seat, by=by, events=events, after=after, mover=mover, on_commit=steps.append)

@@ -247,8 +247,8 @@ async def test_a_move_the_worker_claimed_before_its_deadline_is_played_and_never
     code, tickets, game = await db(started_room)(2)
     claim = move_queue.claim_played
 
-    def slow_commit(payload):
-        claim(payload)
+    def slow_commit(payload, *args):
+        claim(payload, *args)
         time.sleep(1.2)  # the commit lands after the socket's own deadline for it
 
     with answering_within(0.3), mock.patch.object(move_queue, "claim_played", slow_commit):
