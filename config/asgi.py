@@ -42,5 +42,5 @@ def _pformat_if_logged(value) -> str:
 
 # autobahn pretty-prints each new socket's options for a debug line, and does it with debug logging off too:
 # about 0.2 ms a socket, so a thousand sockets connecting at once held daphne's loop some 200 ms
-# (docs/benchmarks.md). Its only other use, its timings' text, is shown at debug level too.
+# (docs/benchmarks.md). Its other uses (its timings' text, a client's handshake) are debug lines too.
 autobahn.websocket.protocol.pformat = _pformat_if_logged

@@ -77,7 +77,7 @@ class SeatAdmin(SafeLookups, admin.ModelAdmin):
         super().save_model(request, obj, form, change)
         # The room's pages show the change at once, not at their next ping.
         code = obj.room.code
-        transaction.on_commit(lambda: broadcast.room_changed(code))
+        transaction.on_commit(lambda: broadcast.room_changed(code), robust=True)  # saved even if Redis is down
 
 
 @admin.display(description=_("action"))

@@ -64,7 +64,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
 import json
 import logging
 import threading
@@ -183,6 +182,17 @@ def _too_late():
                                                       "stands, please try again."))
 
 
+def _busy():
+    return services.ServiceError("busy", _("The server cannot take moves just now; please try again."))
+
+
+def _refuse(payload: dict, error: services.ServiceError) -> None:
+    broadcast.send_to_socket(payload["reply_to"], {
+        "type": "request.refused", "mover": payload["mover"], "code": error.code,
+        "message": str(error.message), "ref": payload["ref"], "details": error.details,
+    })
+
+
 class AlreadyAnswered(Exception):
     """Another hand has answered this request: its socket told its player, or another worker played it."""
 
@@ -200,14 +210,20 @@ class ClaimAhead:
     def send(self) -> None:
         if self.connection is not None or self.payload.get("claimed") or _is_late(self.payload):
             return
+        command = ("SET", _answer_key(self.payload["mover"]), "played", "NX", "EX", _answer_ttl())
         pool = live.client().connection_pool
-        connection = pool.get_connection()
         try:
-            connection.send_command("SET", _answer_key(self.payload["mover"]), "played", "NX", "EX", _answer_ttl())
+            connection = pool.get_connection()
         except RedisError:  # the last look claims it the usual way
+            return
+        try:
+            connection.send_command(*command)
+        except BaseException as error:  # back to the pool, never with a reply unread
             connection.disconnect()
             pool.release(connection)
-            return
+            if isinstance(error, RedisError):  # the last look claims it the usual way
+                return
+            raise
         self.connection = connection
 
     def sent(self) -> bool:
@@ -222,11 +238,16 @@ class ClaimAhead:
         finally:
             live.client().connection_pool.release(connection)
 
-    def close(self) -> None:
-        """Not looked at (the move failed between): its reply is read, so the connection is fit for reuse."""
-        if self.connection is not None:
-            with contextlib.suppress(RedisError):
-                self.played()
+    def close(self) -> bool:
+        """Not looked at (the move failed between): its reply is read, so the connection is fit for reuse.
+        True if the claim set the key, or may have (the reply could not be read): this worker then holds
+        the request, and its socket will not tell its player."""
+        if self.connection is None:
+            return False
+        try:
+            return self.played()
+        except RedisError:
+            return True
 
 
 def _is_late(payload: dict) -> bool:
@@ -263,7 +284,7 @@ def claim_played(payload: dict, ahead: ClaimAhead | None = None) -> None:
         trace.mark("claimed")
         payload["claimed"] = True
     except RedisError:
-        raise services.ServiceError("busy", _("The server cannot take moves just now; please try again.")) from None
+        raise _busy() from None
 
 
 def play(payload: dict, *, games_in_play: dict | None = None) -> None:
@@ -293,10 +314,13 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
             log.info("%s for room %s seat %s dropped: answered elsewhere", payload["kind"], payload["room"],
                      payload["seat"])
         except services.ServiceError as error:
-            broadcast.send_to_socket(payload["reply_to"], {
-                "type": "request.refused", "mover": payload["mover"], "code": error.code,
-                "message": str(error.message), "ref": payload["ref"], "details": error.details,
-            })
+            _refuse(payload, error)
+        except Exception:
+            # Failed after this worker claimed the request (its key says "played"): its socket will not tell
+            # its player, so the worker does; the failure goes on to be logged.
+            if ahead.close() or payload.get("claimed"):
+                _refuse(payload, _busy())
+            raise
         finally:
             ahead.close()
 

@@ -63,6 +63,7 @@ def test_a_move_is_claimed_ahead_and_played(refusals, memory):
     send = move_queue.ClaimAhead.send
     with mock.patch.object(move_queue.ClaimAhead, "send", lambda self: (sent.append(self), send(self))):
         play_one(code, memory, 0, "m#1")
+    assert any(claim.payload["mover"] == "m#1" for claim in sent)
     assert all(claim.connection is None for claim in sent)  # every reply read: the connections are reusable
     assert answer_of("m#1") == "played" and not refusals
     assert moves_of(code) == (2 if memory == "remembered" else 1)
@@ -134,6 +135,45 @@ def test_a_claim_that_cannot_be_sent_ahead_is_made_at_the_last_look(refusals, me
         play_one(code, memory, 0, "m#1")
     assert failed and answer_of("m#1") == "played" and not refusals
     assert moves_of(code) == (2 if memory == "remembered" else 1)
+
+
+def test_a_claim_that_finds_no_connection_ahead_is_made_at_the_last_look(refusals, memory):
+    code, _tickets, _game = started_room(3)
+    pool_class = type(live.client().connection_pool)
+    get_connection, send, armed = pool_class.get_connection, move_queue.ClaimAhead.send, []
+
+    def fails_when_armed(pool, *args, **kwargs):
+        if armed and armed.pop():
+            raise RedisConnectionError("reconnecting failed")
+        return get_connection(pool, *args, **kwargs)
+
+    def send_armed(claim):
+        armed.append(claim.payload["mover"] == "m#1")
+        send(claim)
+
+    with mock.patch.object(pool_class, "get_connection", fails_when_armed), \
+            mock.patch.object(move_queue.ClaimAhead, "send", send_armed):
+        play_one(code, memory, 0, "m#1")
+    assert answer_of("m#1") == "played" and not refusals
+    assert moves_of(code) == (2 if memory == "remembered" else 1)
+
+
+def test_a_move_that_fails_after_its_claim_went_ahead_is_refused_by_the_worker(refusals, memory):
+    code, _tickets, _game = started_room(3)
+    before = moves_of(code)
+    build = broadcast.prepare_game_update
+
+    def failing_build(game, events, *, mover=None):
+        if mover == "m#1":
+            raise RuntimeError("a fault while building the update")
+        return build(game, events, mover=mover)
+
+    with mock.patch.object(broadcast, "prepare_game_update", failing_build), pytest.raises(RuntimeError):
+        play_one(code, memory, 0, "m#1")
+    # The key says this worker holds the request, so its socket would stay silent: the worker tells the player.
+    assert answer_of("m#1") == "played"
+    assert [(r["code"], r["mover"]) for r in refusals] == [("busy", "m#1")]
+    assert moves_of(code) == before + (1 if memory == "remembered" else 0)
 
 
 def test_a_move_claimed_by_a_worker_killed_before_its_commit_is_not_played_by_the_next(refusals):

@@ -129,6 +129,7 @@
       // After "Start the game" the roll stays one click away: a player who arrives later can still see it.
       this.diceNoteEl = h("details", { class: "tl-dice-note", hidden: true });
       this.diceNoteKey = null;
+      this.diceNoteGame = null;
       this.pauseEl = h("div", { class: "tl-paused", hidden: true, role: "status" });
       this.boardEl = h("div", {
         class: "tl-board", role: "grid", tabindex: "0", "aria-label": gettext("The table"),
@@ -853,18 +854,23 @@
       const show = view.phase !== "begin" && Array.isArray(view.dice) && view.dice.length > 0;
       this.diceNoteEl.hidden = !show;
       if (!show) return;
-      const rolls = (values) => values.map((value, seat) => (value === null ? null
-        : say(gettext("%(player)s: %(value)s"), { player: this.name(seat), value }))).filter(Boolean).join(", ");
-      const rounds = view.dice.map((values, index) => (view.dice.length > 1
-        ? say(gettext("Round %(round)s: %(rolls)s"), { round: index + 1, rolls: rolls(values) }) : rolls(values)));
-      const starter = this.name(view.chooser);
+      const rounds = view.dice.map((values) => values.map((value, seat) => (value === null ? null
+        : say(gettext("%(player)s: %(value)s"), { player: this.name(seat), value }))).filter(Boolean));
+      // A game that ended while the chosen player had not started says who was chosen, not who began.
+      const summary = view.turn > 0 ? say(gettext("The dice: %(player)s began."), { player: this.name(view.chooser) })
+        : gettext("The dice");
       // Rebuilt only when it changes: a render comes with every draft, and a focused summary must stay.
-      const key = JSON.stringify([rounds, starter]);
+      const key = JSON.stringify([this.game.number, rounds, summary]);
       if (key === this.diceNoteKey) return;
+      if (this.diceNoteGame !== this.game.number) this.diceNoteEl.open = false; // a new game's note starts folded
+      this.diceNoteGame = this.game.number;
       this.diceNoteKey = key;
       this.diceNoteEl.replaceChildren(
-        h("summary", { text: say(gettext("The dice: %(player)s began."), { player: starter }) }),
-        h("ul", { class: "tl-dice-rounds" }, rounds.map((text) => h("li", { text }))),
+        h("summary", { text: summary }),
+        h("ul", { class: "tl-dice-rounds" }, rounds.map((rolls, index) => h("li", {}, [
+          rounds.length > 1 ? h("span", { text: say(gettext("Round %(round)s:"), { round: index + 1 }) }) : null,
+          ...rolls.map((text) => h("span", { class: "tl-dice-roll", text })),
+        ]))),
         h("p", { text: view.dice.length > 1 ? gettext("A tie on the highest value: the tied players rolled again.") : null }),
       );
     }
