@@ -57,6 +57,18 @@ def play_one(code: str, memory: str, *args, **kwargs) -> None:
     move_queue.play(payload_for(code, *args, **kwargs), games_in_play=games)
 
 
+def building_m1_first(effect):
+    """Move m#1's update is built only after `effect()`: between its claim sent ahead and its last look."""
+    build = broadcast.prepare_game_update
+
+    def build_after(game, events, *, mover=None):
+        if mover == "m#1":
+            effect()
+        return build(game, events, mover=mover)
+
+    return mock.patch.object(broadcast, "prepare_game_update", build_after)
+
+
 def test_a_move_is_claimed_ahead_and_played(refusals, memory):
     code, _tickets, _game = started_room(3)
     sent = []
@@ -89,14 +101,7 @@ def test_a_refused_move_is_never_claimed(refusals, memory):
 def test_a_move_claimed_ahead_whose_deadline_passes_before_its_commit_is_refused_by_the_worker(refusals, memory):
     code, _tickets, _game = started_room(3)
     before = moves_of(code)
-    build = broadcast.prepare_game_update
-
-    def slow_build(game, events, *, mover=None):
-        if mover == "m#1":
-            time.sleep(0.7)  # claimed ahead in time, looked at past the deadline
-        return build(game, events, mover=mover)
-
-    with mock.patch.object(broadcast, "prepare_game_update", slow_build):
+    with building_m1_first(lambda: time.sleep(0.7)):  # claimed ahead in time, looked at past the deadline
         play_one(code, memory, 0, "m#1", seconds=0.6)
     assert [(r["code"], r["mover"]) for r in refusals] == [("move_unanswered", "m#1")]
     # The key says this worker answered: the socket will not tell its player a second time.
@@ -161,14 +166,10 @@ def test_a_claim_that_finds_no_connection_ahead_is_made_at_the_last_look(refusal
 def test_a_move_that_fails_after_its_claim_went_ahead_is_refused_by_the_worker(refusals, memory):
     code, _tickets, _game = started_room(3)
     before = moves_of(code)
-    build = broadcast.prepare_game_update
+    def fault():
+        raise RuntimeError("a fault while building the update")
 
-    def failing_build(game, events, *, mover=None):
-        if mover == "m#1":
-            raise RuntimeError("a fault while building the update")
-        return build(game, events, mover=mover)
-
-    with mock.patch.object(broadcast, "prepare_game_update", failing_build), pytest.raises(RuntimeError):
+    with building_m1_first(fault), pytest.raises(RuntimeError):
         play_one(code, memory, 0, "m#1")
     # The key says this worker holds the request, so its socket would stay silent: the worker tells the player.
     assert answer_of("m#1") == "played"
