@@ -768,6 +768,7 @@ def main() -> int:
           f"(idle echo: {move_p99 / percentile(echo, 0.99):.1f})")
     if TRACE:
         print_stages(TRACED)
+        print_hand_over(TRACED)
     print(f"  errors: {', '.join(f'{code} {count}' for code, count in sorted(ERRORS.items())) or 'none'}")
     if REFUSALS:
         refused = sorted(REFUSALS.items())
@@ -775,12 +776,14 @@ def main() -> int:
     return 0
 
 
-# A move's stages in order: the client's send, daphne's consumer (sent), the worker's intake (taken), a move
+# A move's stages in order: the client's send, daphne's consumer (sent), the push landing in Redis (landed,
+# Redis's clock), the take that took it run by Redis (took, Redis's clock), its reply read by the worker's
+# intake (replied), the intake handing it to its room (taken), a move
 # thread (begun, claimed, locked: SQLite's writer lock, committed, steps: the after-commit lock, marked: the
 # position's mark set, then the publish), daphne handing the update to the last seat's consumer (received),
 # and the last seat's client.
-STAGES = ("client_sent", "sent", "taken", "begun", "claimed", "locked", "committed", "steps", "marked", "received",
-          "client")
+STAGES = ("client_sent", "sent", "landed", "took", "replied", "taken", "begun", "claimed", "locked", "committed",
+          "steps", "marked", "received", "client")
 
 
 def print_stages(traced: list[dict], above: float = 0.95) -> None:
@@ -821,3 +824,64 @@ def print_stages(traced: list[dict], above: float = 0.95) -> None:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _slowest(traced: list[dict], above: float) -> tuple[list[dict], float]:
+    totals = sorted(((max(seat["client"] for seat in entry["seats"]) - entry["client_sent"], entry)
+                     for entry in traced), key=lambda pair: pair[0])
+    cut = totals[int(len(totals) * above)][0]
+    return [entry for total, entry in totals if total >= cut], cut
+
+
+# What the worker's intake did while a request waited in the list, from the push's landing to the take
+# that took it: the parts of that span each of its intervals covers (take_stamps in rooms/trace.py).
+HAND_OVER = ("daphne: its stamp to the push landed", "list: the intake handing over its last take",
+             "list: the intake waiting for a free slot", "list: the intake's upkeep", "list: the take built",
+             "list: the take on its way, or Redis busy", "list: the intake asked before it landed",
+             "the take's reply read by the intake", "the intake: parsed, handed to its room")
+
+
+def hand_over_parts(stamps: dict) -> dict[str, float] | None:
+    """A move's hand-over (daphne's `sent` to the intake's `taken`) in the parts of HAND_OVER, or None if
+    it was not stamped so."""
+    names = ("sent", "landed", "ready", "upkeep", "looked", "slot", "asked", "took", "replied", "taken")
+    if any(stamps.get(name) is None for name in names):
+        return None
+    landed, took = stamps["landed"], stamps["took"]
+
+    def within(start: float, end: float) -> float:  # the part of landed -> took in [start, end)
+        return max(0.0, min(end, took) - max(start, landed))
+
+    parts = dict.fromkeys(HAND_OVER, 0.0)
+    parts[HAND_OVER[0]] = landed - stamps["sent"]
+    if stamps["asked"] <= landed:
+        parts[HAND_OVER[6]] = took - landed
+    else:
+        parts[HAND_OVER[1]] = within(float("-inf"), stamps["ready"])
+        parts[HAND_OVER[2]] = within(stamps["ready"], stamps["upkeep"]) + within(stamps["looked"], stamps["slot"])
+        parts[HAND_OVER[3]] = within(stamps["upkeep"], stamps["looked"])
+        parts[HAND_OVER[4]] = within(stamps["slot"], stamps["asked"])
+        parts[HAND_OVER[5]] = within(stamps["asked"], took)
+    parts[HAND_OVER[7]] = stamps["replied"] - took
+    parts[HAND_OVER[8]] = stamps["taken"] - stamps["replied"]
+    return parts
+
+
+def print_hand_over(traced: list[dict], above: float = 0.95) -> None:
+    """The hand-over split: where the moves waited between daphne's push and the worker's take, all moves
+    next to the slowest (as print_stages)."""
+    if not traced:
+        return
+    tail, cut = _slowest(traced, above)
+    columns, counted = {}, {}
+    for label, entries in (("all", traced), ("tail", tail)):
+        stamped = [entry["seats"][0] for entry in entries]
+        split = [parts for parts in map(hand_over_parts, stamped) if parts is not None]
+        early = sum(1 for stamps in stamped if hand_over_parts(stamps) and stamps["asked"] <= stamps["landed"])
+        counted[label] = (len(split), early)
+        columns[label] = {name: sum(parts[name] for parts in split) / max(1, len(split)) for name in HAND_OVER}
+    print(f"  the hand-over, mean ms a move: all {counted['all'][0]} moves | the {counted['tail'][0]} at or above "
+          f"p{above * 100:g} ({cut * 1000:.1f} ms)")
+    for name in HAND_OVER:
+        print(f"    {name:44} {columns['all'][name] * 1000:7.2f} | {columns['tail'][name] * 1000:7.2f}")
+    print(f"    taken by a take asked before the push landed: {counted['all'][1]} | {counted['tail'][1]}")
