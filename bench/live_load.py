@@ -769,6 +769,10 @@ def main() -> int:
     if TRACE:
         print_stages(TRACED)
         print_hand_over(TRACED)
+        kept = ROOT / "var" / "bench" / "traced-moves.json"  # every move's stamps, to look at again
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text(json.dumps(TRACED))
+        print(f"  every traced move's stamps: {kept.relative_to(ROOT)}")
     print(f"  errors: {', '.join(f'{code} {count}' for code, count in sorted(ERRORS.items())) or 'none'}")
     if REFUSALS:
         refused = sorted(REFUSALS.items())
@@ -822,9 +826,6 @@ def print_stages(traced: list[dict], above: float = 0.95) -> None:
         print(f"    {name:22} {all_ms:7.2f} | {tail_ms:7.2f}")
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
 
 def _slowest(traced: list[dict], above: float) -> tuple[list[dict], float]:
     totals = sorted(((max(seat["client"] for seat in entry["seats"]) - entry["client_sent"], entry)
@@ -867,21 +868,24 @@ def hand_over_parts(stamps: dict) -> dict[str, float] | None:
     return parts
 
 
-def print_hand_over(traced: list[dict], above: float = 0.95) -> None:
-    """The hand-over split: where the moves waited between daphne's push and the worker's take, all moves
-    next to the slowest (as print_stages)."""
+def print_hand_over(traced: list[dict], tails: tuple[float, ...] = (0.95, 0.99)) -> None:
+    """The hand-over split: where the moves waited between daphne's stamp and the worker's intake handing
+    them to their rooms, all moves next to the slowest (as print_stages, at each of `tails`)."""
     if not traced:
         return
-    tail, cut = _slowest(traced, above)
-    columns, counted = {}, {}
-    for label, entries in (("all", traced), ("tail", tail)):
+    groups = [("all", traced)] + [(f"p{above * 100:g}", _slowest(traced, above)[0]) for above in tails]
+    columns, counted = [], []
+    for _label, entries in groups:
         stamped = [entry["seats"][0] for entry in entries]
         split = [parts for parts in map(hand_over_parts, stamped) if parts is not None]
         early = sum(1 for stamps in stamped if hand_over_parts(stamps) and stamps["asked"] <= stamps["landed"])
-        counted[label] = (len(split), early)
-        columns[label] = {name: sum(parts[name] for parts in split) / max(1, len(split)) for name in HAND_OVER}
-    print(f"  the hand-over, mean ms a move: all {counted['all'][0]} moves | the {counted['tail'][0]} at or above "
-          f"p{above * 100:g} ({cut * 1000:.1f} ms)")
+        counted.append(f"{early}/{len(split)}")
+        columns.append({name: sum(parts[name] for parts in split) / max(1, len(split)) for name in HAND_OVER})
+    print("  the hand-over, mean ms a move: " + " | ".join(f"{label} ({len(entries)})" for label, entries in groups)
+          + " (the slowest moves by their whole latency)")
     for name in HAND_OVER:
-        print(f"    {name:44} {columns['all'][name] * 1000:7.2f} | {columns['tail'][name] * 1000:7.2f}")
-    print(f"    taken by a take asked before the push landed: {counted['all'][1]} | {counted['tail'][1]}")
+        print(f"    {name:44} " + " | ".join(f"{column[name] * 1000:7.2f}" for column in columns))
+    print(f"    {'taken by a take asked before the push landed':44} " + " | ".join(counted))
+
+if __name__ == "__main__":
+    sys.exit(main())
