@@ -836,9 +836,10 @@ def _slowest(traced: list[dict], above: float) -> tuple[list[dict], float]:
 
 # What the worker's intake did while a request waited in the list, from the push's landing to the take
 # that took it: the parts of that span each of its intervals covers (take_stamps in rooms/trace.py).
-HAND_OVER = ("daphne: its stamp to the push landed", "list: the intake handing over its last take",
+HAND_OVER = ("daphne: its stamp to the push landed", "list: left by the take before (no slot for it)",
+             "list: the take before's reply, its hand-over",
              "list: the intake waiting for a free slot", "list: the intake's upkeep", "list: the take built",
-             "list: the take on its way, or Redis busy", "list: the intake asked before it landed",
+             "list: the take on its way, or Redis busy", "list: the take sent already (the bell rang)",
              "the take's reply read by the intake", "the intake: parsed, handed to its room")
 
 
@@ -855,16 +856,18 @@ def hand_over_parts(stamps: dict) -> dict[str, float] | None:
 
     parts = dict.fromkeys(HAND_OVER, 0.0)
     parts[HAND_OVER[0]] = landed - stamps["sent"]
-    if stamps["asked"] <= landed:
-        parts[HAND_OVER[6]] = took - landed
+    prior = stamps.get("prior") or float("-inf")
+    parts[HAND_OVER[1]] = within(float("-inf"), prior)  # in the list as the take before ran: it took others
+    if stamps["asked"] <= max(landed, prior):
+        parts[HAND_OVER[7]] = took - max(landed, prior)
     else:
-        parts[HAND_OVER[1]] = within(float("-inf"), stamps["ready"])
-        parts[HAND_OVER[2]] = within(stamps["ready"], stamps["upkeep"]) + within(stamps["looked"], stamps["slot"])
-        parts[HAND_OVER[3]] = within(stamps["upkeep"], stamps["looked"])
-        parts[HAND_OVER[4]] = within(stamps["slot"], stamps["asked"])
-        parts[HAND_OVER[5]] = within(stamps["asked"], took)
-    parts[HAND_OVER[7]] = stamps["replied"] - took
-    parts[HAND_OVER[8]] = stamps["taken"] - stamps["replied"]
+        parts[HAND_OVER[2]] = within(prior, stamps["ready"])
+        parts[HAND_OVER[3]] = within(stamps["ready"], stamps["upkeep"]) + within(stamps["looked"], stamps["slot"])
+        parts[HAND_OVER[4]] = within(stamps["upkeep"], stamps["looked"])
+        parts[HAND_OVER[5]] = within(stamps["slot"], stamps["asked"])
+        parts[HAND_OVER[6]] = within(stamps["asked"], took)
+    parts[HAND_OVER[8]] = stamps["replied"] - took
+    parts[HAND_OVER[9]] = stamps["taken"] - stamps["replied"]
     return parts
 
 
@@ -878,14 +881,14 @@ def print_hand_over(traced: list[dict], tails: tuple[float, ...] = (0.95, 0.99))
     for _label, entries in groups:
         stamped = [entry["seats"][0] for entry in entries]
         split = [parts for parts in map(hand_over_parts, stamped) if parts is not None]
-        early = sum(1 for stamps in stamped if hand_over_parts(stamps) and stamps["asked"] <= stamps["landed"])
-        counted.append(f"{early}/{len(split)}")
+        left = sum(1 for parts in split if parts[HAND_OVER[1]] > 0)
+        counted.append(f"{left}/{len(split)}")
         columns.append({name: sum(parts[name] for parts in split) / max(1, len(split)) for name in HAND_OVER})
     print("  the hand-over, mean ms a move: " + " | ".join(f"{label} ({len(entries)})" for label, entries in groups)
           + " (the slowest moves by their whole latency)")
     for name in HAND_OVER:
-        print(f"    {name:44} " + " | ".join(f"{column[name] * 1000:7.2f}" for column in columns))
-    print(f"    {'taken by a take asked before the push landed':44} " + " | ".join(counted))
+        print(f"    {name:46} " + " | ".join(f"{column[name] * 1000:7.2f}" for column in columns))
+    print(f"    {'moves left in the list by a take':46} " + " | ".join(counted))
 
 if __name__ == "__main__":
     sys.exit(main())

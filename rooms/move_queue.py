@@ -490,6 +490,7 @@ class MovePlayer:
         redis_client = live.client()
         idle = False  # the last take left nothing this worker could take: the next one waits for a bell first
         ready = trace.now()  # traced: when the intake came back for another take (its last one handed over)
+        prior = None  # traced: Redis's clock as this worker's last take ran, whatever it took
         while not self.stopping.is_set():
             try:
                 upkeep = trace.now()
@@ -538,7 +539,8 @@ class MovePlayer:
                 for _unused in range(start_slots - sum(starting)):
                     self.start_free.release()
             stamps = trace.take_stamps(ready=ready, upkeep=upkeep, looked=looked, slot=slot, asked=asked,
-                                       clock=clock, waited=waited) if taken else None
+                                       clock=clock, prior=prior, waited=waited)
+            prior = stamps["took"] if stamps and stamps["took"] else prior
             for raw, is_start in zip(taken, starting):  # in the order taken: a room's requests keep it
                 self._hand_to_room(raw, start_slot=bool(is_start), stamps=stamps)
             if taken:

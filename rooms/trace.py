@@ -31,20 +31,21 @@ def now() -> float:
     return time.time() if ON else 0.0
 
 
-def take_stamps(*, ready: float, upkeep: float, looked: float, slot: float, asked: float, clock, waited: bool
-                ) -> dict | None:
-    """The worker's intake has the reply of a take that took requests: when it came back for this take
-    (`ready`, its last take handed over), began and ended its upkeep (`upkeep`, `looked`), got a free slot
-    (`slot`), sent the take (`asked`; after a wait for a bell if `waited`), Redis began it (`took`, Redis's
-    clock) and the reply was read (`replied`). With `landed` (Redis's clock as the request was pushed) they
-    say where a hand-over waited: in daphne, in the list while the intake was busy or had no free slot, in
-    Redis, or in the intake's thread after the reply came (the GIL)."""
+def take_stamps(*, ready: float, upkeep: float, looked: float, slot: float, asked: float, clock,
+                prior: float | None, waited: bool) -> dict | None:
+    """The worker's intake has the reply of a take: when it came back for this take (`ready`, its last take
+    handed over), began and ended its upkeep (`upkeep`, `looked`), got a free slot (`slot`), sent the take
+    (`asked`; after a wait for a bell if `waited`), Redis began it (`took`, Redis's clock as the take's
+    reply gives it) and the reply was read (`replied`); `prior`: Redis's clock as its take before ran. With
+    `landed` (Redis's clock as the request was pushed) they say where a hand-over waited: in daphne, in the
+    list behind a take that left it there (no slot free for it) or while the intake was busy or had no free
+    slot, in Redis, or in the intake's thread after the reply came (the GIL)."""
     if not ON:
         return None
     replied = time.time()
     took = float(clock[0]) + int(clock[1]) / 1e6 if isinstance(clock, list | tuple) and len(clock) == 2 else None
     return {"ready": ready, "upkeep": upkeep, "looked": looked, "slot": slot, "asked": asked, "took": took,
-            "replied": replied, "waited": 1 if waited else 0}
+            "replied": replied, "prior": prior, "waited": 1 if waited else 0}
 
 
 def taken(payload: dict, stamps: dict | None = None) -> None:

@@ -53,6 +53,6 @@ async def test_a_traced_move_carries_each_stamp_of_its_hand_over_in_order():
         assert before <= on_the_way[0] and on_the_way == sorted(on_the_way), stamps
         intake = [stamps[name] for name in INTAKE]
         assert intake == sorted(intake) and intake[-1] <= stamps["took"], stamps
-        assert stamps["waited"] in (0, 1)
+        assert stamps["waited"] in (0, 1) and (stamps["prior"] is None or stamps["prior"] <= stamps["took"])
     finally:
         await close_all(socket)
