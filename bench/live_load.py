@@ -26,8 +26,11 @@ presses Start at the same moment unless --stagger-starts (with --think) has each
 start costs the worker several moves, and the first round's moves wait behind all the starts sent at once.
 
 With --trace the server stamps each move's stages (rooms/trace.py): the script prints where the time of the
-slowest 5 % of moves went, stage by stage, next to all moves', and the server's log (var/bench/server.log)
-has each process's garbage collections and daphne's event-loop lag every 10 s.
+slowest 5 % of moves went, stage by stage, next to all moves', then the hand-over (daphne's push to the
+worker's take) split by where the request waited (in daphne, in Redis's list and what the worker's intake did
+meanwhile, the take's reply), keeps every traced move's stamps in var/bench/traced-moves.json, and the
+server's log (var/bench/server.log) has each process's garbage collections and daphne's event-loop lag
+every 10 s.
 
 Uses DATABASE_URL if set, else a fresh SQLite file in var/bench/, and a Redis at REDIS_URL (started locally
 when none answers).
