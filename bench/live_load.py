@@ -26,8 +26,11 @@ presses Start at the same moment unless --stagger-starts (with --think) has each
 start costs the worker several moves, and the first round's moves wait behind all the starts sent at once.
 
 With --trace the server stamps each move's stages (rooms/trace.py): the script prints where the time of the
-slowest 5 % of moves went, stage by stage, next to all moves', and the server's log (var/bench/server.log)
-has each process's garbage collections and daphne's event-loop lag every 10 s.
+slowest 5 % of moves went, stage by stage, next to all moves', then the hand-over (daphne's push to the
+worker's take) split by where the request waited (in daphne, in Redis's list and what the worker's intake did
+meanwhile, the take's reply), keeps every traced move's stamps in var/bench/traced-moves.json, and the
+server's log (var/bench/server.log) has each process's garbage collections and daphne's event-loop lag
+every 10 s.
 
 Uses DATABASE_URL if set, else a fresh SQLite file in var/bench/, and a Redis at REDIS_URL (started locally
 when none answers).
@@ -768,6 +771,11 @@ def main() -> int:
           f"(idle echo: {move_p99 / percentile(echo, 0.99):.1f})")
     if TRACE:
         print_stages(TRACED)
+        print_hand_over(TRACED)
+        kept = ROOT / "var" / "bench" / "traced-moves.json"  # every move's stamps, to look at again
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text(json.dumps(TRACED))
+        print(f"  every traced move's stamps: {kept.relative_to(ROOT)}")
     print(f"  errors: {', '.join(f'{code} {count}' for code, count in sorted(ERRORS.items())) or 'none'}")
     if REFUSALS:
         refused = sorted(REFUSALS.items())
@@ -775,12 +783,14 @@ def main() -> int:
     return 0
 
 
-# A move's stages in order: the client's send, daphne's consumer (sent), the worker's intake (taken), a move
+# A move's stages in order: the client's send, daphne's consumer (sent), the push landing in Redis (landed,
+# Redis's clock), the take that took it run by Redis (took, Redis's clock), its reply read by the worker's
+# intake (replied), the intake handing it to its room (taken), a move
 # thread (begun, claimed, locked: SQLite's writer lock, committed, steps: the after-commit lock, marked: the
 # position's mark set, then the publish), daphne handing the update to the last seat's consumer (received),
 # and the last seat's client.
-STAGES = ("client_sent", "sent", "taken", "begun", "claimed", "locked", "committed", "steps", "marked", "received",
-          "client")
+STAGES = ("client_sent", "sent", "landed", "took", "replied", "taken", "begun", "claimed", "locked", "committed",
+          "steps", "marked", "received", "client")
 
 
 def print_stages(traced: list[dict], above: float = 0.95) -> None:
@@ -818,6 +828,70 @@ def print_stages(traced: list[dict], above: float = 0.95) -> None:
         all_ms, tail_ms = (columns[label].get(name, 0.0) * 1000 for label in ("all", "tail"))
         print(f"    {name:22} {all_ms:7.2f} | {tail_ms:7.2f}")
 
+
+
+def _slowest(traced: list[dict], above: float) -> tuple[list[dict], float]:
+    totals = sorted(((max(seat["client"] for seat in entry["seats"]) - entry["client_sent"], entry)
+                     for entry in traced), key=lambda pair: pair[0])
+    cut = totals[int(len(totals) * above)][0]
+    return [entry for total, entry in totals if total >= cut], cut
+
+
+# What the worker's intake did while a request waited in the list, from the push's landing to the take
+# that took it: the parts of that span each of its intervals covers (take_stamps in rooms/trace.py).
+HAND_OVER = ("daphne: its stamp to the push landed", "list: left by the take before (no slot for it)",
+             "list: the take before's reply, its hand-over",
+             "list: the intake waiting for a free slot", "list: the intake's upkeep", "list: the take built",
+             "list: the take on its way, or Redis busy", "list: the take sent already (the bell rang)",
+             "the take's reply read by the intake", "the intake: parsed, handed to its room")
+
+
+def hand_over_parts(stamps: dict) -> dict[str, float] | None:
+    """A move's hand-over (daphne's `sent` to the intake's `taken`) in the parts of HAND_OVER, or None if
+    it was not stamped so."""
+    names = ("sent", "landed", "ready", "upkeep", "looked", "slot", "asked", "took", "replied", "taken")
+    if any(stamps.get(name) is None for name in names):
+        return None
+    landed, took = stamps["landed"], stamps["took"]
+
+    def within(start: float, end: float) -> float:  # the part of landed -> took in [start, end)
+        return max(0.0, min(end, took) - max(start, landed))
+
+    parts = dict.fromkeys(HAND_OVER, 0.0)
+    parts[HAND_OVER[0]] = landed - stamps["sent"]
+    prior = stamps.get("prior") or float("-inf")
+    parts[HAND_OVER[1]] = within(float("-inf"), prior)  # in the list as the take before ran: it took others
+    if stamps["asked"] <= max(landed, prior):
+        parts[HAND_OVER[7]] = took - max(landed, prior)
+    else:
+        parts[HAND_OVER[2]] = within(prior, stamps["ready"])
+        parts[HAND_OVER[3]] = within(stamps["ready"], stamps["upkeep"]) + within(stamps["looked"], stamps["slot"])
+        parts[HAND_OVER[4]] = within(stamps["upkeep"], stamps["looked"])
+        parts[HAND_OVER[5]] = within(stamps["slot"], stamps["asked"])
+        parts[HAND_OVER[6]] = within(stamps["asked"], took)
+    parts[HAND_OVER[8]] = stamps["replied"] - took
+    parts[HAND_OVER[9]] = stamps["taken"] - stamps["replied"]
+    return parts
+
+
+def print_hand_over(traced: list[dict], tails: tuple[float, ...] = (0.95, 0.99)) -> None:
+    """The hand-over split: where the moves waited between daphne's stamp and the worker's intake handing
+    them to their rooms, all moves next to the slowest (as print_stages, at each of `tails`)."""
+    if not traced:
+        return
+    groups = [("all", traced)] + [(f"p{above * 100:g}", _slowest(traced, above)[0]) for above in tails]
+    columns, counted = [], []
+    for _label, entries in groups:
+        stamped = [entry["seats"][0] for entry in entries]
+        split = [parts for parts in map(hand_over_parts, stamped) if parts is not None]
+        left = sum(1 for parts in split if parts[HAND_OVER[1]] > 0)
+        counted.append(f"{left}/{len(split)}")
+        columns.append({name: sum(parts[name] for parts in split) / max(1, len(split)) for name in HAND_OVER})
+    print("  the hand-over, mean ms a move: " + " | ".join(f"{label} ({len(entries)})" for label, entries in groups)
+          + " (the slowest moves by their whole latency)")
+    for name in HAND_OVER:
+        print(f"    {name:46} " + " | ".join(f"{column[name] * 1000:7.2f}" for column in columns))
+    print(f"    {'moves left in the list by a take':46} " + " | ".join(counted))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -161,11 +161,27 @@ async def hand_over(*, kind: str = "move", room_code: str, seat: int, mover: str
                "reply_to": reply_to, "language": language, "ref": ref, "sent_at": sent_at,
                "deadline": deadline_from(sent_at)}
     lane, bell = _lane_of(kind)
+    text = json.dumps(payload, separators=(",", ":"))
+    if trace.ON:  # the same push, with Redis's clock as it lands in the request (its `landed` stamp)
+        await client_for_this_loop().eval(_PUSH_STAMPED, 2, lane, bell, text)
+        return
     async with client_for_this_loop().pipeline(transaction=False) as pipe:  # one round trip, in this order
-        pipe.rpush(lane, json.dumps(payload, separators=(",", ":")))
+        pipe.rpush(lane, text)
         pipe.rpush(bell, 1)
         pipe.ltrim(bell, 0, 0)  # a bell holds one ring at most
         await pipe.execute()
+
+
+# hand_over's push when moves are traced: the request (ARGV[1], a JSON object) with `landed`, Redis's clock
+# as it is pushed, onto its lane (KEYS[1]), and its lane's bell (KEYS[2]) rung.
+_PUSH_STAMPED = """
+local now = redis.call('TIME')
+local landed = now[1] .. '.' .. string.format('%06d', tonumber(now[2]))
+local text = string.sub(ARGV[1], 1, -2) .. ',"landed":' .. landed .. '}'
+redis.call('RPUSH', KEYS[1], text)
+redis.call('RPUSH', KEYS[2], 1)
+redis.call('LTRIM', KEYS[2], 0, 0)
+"""
 
 
 async def claim_told(mover: str) -> bool:
@@ -329,10 +345,12 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
 # (KEYS[2]), at most ARGV[2] of them starts, in this order: each overdue start (sent at or before ARGV[3]),
 # at the head of its lane, just after the moves still queued that were sent before it (by `sent_at`, up to
 # the first sent after it); then moves; then starts with the slots left. Returns the requests in the order
-# taken, which of them are starts (1) or moves (0), and 1 if this worker could take more now, else 0. Each
+# taken, which of them are starts (1) or moves (0), 1 if this worker could take more now, else 0, and when
+# ARGV[4] is 1 (moves traced) Redis's clock as the take began (else 0). Each
 # lane's bell (KEYS[4], KEYS[5]) is left ringing if the lane still holds requests (another worker may take
 # them), silent if it is empty. A request whose time cannot be read counts as sent long ago.
 _TAKE = """
+local clock = ARGV[4] == '1' and redis.call('TIME') or 0
 local taken, starting = {}, {}
 local left, start_limit, overdue = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local starts_taken = 0
@@ -373,7 +391,7 @@ for lane = 1, 2 do
   end
 end
 local more = redis.call('LLEN', KEYS[1]) > 0 or (redis.call('LLEN', KEYS[2]) > 0 and starts_taken < start_limit)
-return {taken, starting, more and 1 or 0}
+return {taken, starting, more and 1 or 0, clock}
 """
 
 # Put a dead worker's taken requests (KEYS[2]) back at the head of the moves' lane (KEYS[1]), in their order,
@@ -471,24 +489,31 @@ class MovePlayer:
         (moves, moves_bell), (starts, starts_bell) = _lane_of("move"), _lane_of("start")
         redis_client = live.client()
         idle = False  # the last take left nothing this worker could take: the next one waits for a bell first
+        ready = trace.now()  # traced: when the intake came back for another take (its last one handed over)
+        prior = None  # traced: Redis's clock as this worker's last take ran, whatever it took
         while not self.stopping.is_set():
             try:
+                upkeep = trace.now()
                 self._look_after_others()  # whether or not this worker has a free thread
+                looked = trace.now()
             except Exception:
                 log.exception("the move queue's upkeep failed; retrying")
                 self.stopping.wait(1.0)
                 continue
             if not self.free.acquire(timeout=0.5):
                 continue
+            slot = trace.now()
             slots, start_slots = 1, 0
             while self.free.acquire(blocking=False):  # under load, one round trip takes several
                 slots += 1
             while start_slots < slots and self.start_free.acquire(blocking=False):
                 start_slots += 1
-            taken, starting = [], []
+            taken, starting, clock = [], [], 0
+            waited = idle
             try:
                 take = (_TAKE, 5, moves, starts, self.taken_key, moves_bell, starts_bell, slots, start_slots,
-                        repr(time.time() - start_overdue_after()))
+                        repr(time.time() - start_overdue_after()), 1 if trace.ON else 0)
+                asked = trace.now()
                 if idle:
                     # Wait for a bell (a take silenced the bells of the lanes it left empty, so a push since rang
                     # one). With no start slot free, not the starts' bell (it rings while starts wait) but this
@@ -500,9 +525,9 @@ class MovePlayer:
                     pipe = redis_client.pipeline(transaction=False)
                     pipe.blpop([moves_bell, self.bell_key, *([starts_bell] if start_slots else [])], 0.5)
                     pipe.eval(*take)
-                    _rang, (taken, starting, more) = pipe.execute()
+                    _rang, (taken, starting, more, clock) = pipe.execute()
                 else:
-                    taken, starting, more = redis_client.eval(*take)
+                    taken, starting, more, clock = redis_client.eval(*take)
                 idle = not more  # an idle worker makes one round trip less a request: no take that finds nothing
             except Exception:
                 idle = False
@@ -513,15 +538,21 @@ class MovePlayer:
                     self.free.release()
                 for _unused in range(start_slots - sum(starting)):
                     self.start_free.release()
+            stamps = trace.take_stamps(ready=ready, upkeep=upkeep, looked=looked, slot=slot, asked=asked,
+                                       clock=clock, prior=prior, waited=waited)
+            prior = stamps["took"] if stamps and stamps["took"] else prior
             for raw, is_start in zip(taken, starting):  # in the order taken: a room's requests keep it
-                self._hand_to_room(raw, start_slot=bool(is_start))
+                self._hand_to_room(raw, start_slot=bool(is_start), stamps=stamps)
+            if taken:
+                ready = trace.now()
 
-    def _hand_to_room(self, raw: str, *, start_slot: bool = False) -> None:
-        """`start_slot`: the request holds one of the start slots, given back once it is played."""
+    def _hand_to_room(self, raw: str, *, start_slot: bool = False, stamps: dict | None = None) -> None:
+        """`start_slot`: the request holds one of the start slots, given back once it is played. `stamps`:
+        the take's, when moves are traced."""
         try:
             payload = json.loads(raw)
             room = codes.normalize(payload["room"])
-            trace.taken(payload)
+            trace.taken(payload, stamps)
         except Exception:  # played (and logged) by a thread as any request that cannot be played
             self.pool.submit(self._play, raw, None, None, start_slot)
             return

@@ -1,7 +1,8 @@
 """Where a move's time goes, for the live-load benchmark (bench/live_load.py --trace): off unless the
 environment sets WICKWISE_TRACE_MOVES=1, and then every call here is cheap.
 
-On, the worker stamps each socket move's stages (taken from the queue, begun in a thread, claimed, the
+On, daphne's push stamps Redis's clock as the request lands, the worker's intake its take's stages (take_stamps),
+and the worker each socket move's stages (taken from the queue, begun in a thread, claimed, the
 writer's lock held, committed, its steps begun, the position marked) and sends them with the move's update;
 each socket adds when daphne handed it the update, and forwards them in the text (`"trace"`), so the
 benchmark's clients can put the stages of the slowest moves side by side. Both processes also log their
@@ -25,16 +26,40 @@ log = logging.getLogger("wickwise.trace")
 _local = threading.local()
 
 
-def taken(payload: dict) -> None:
-    """The worker's intake has just taken this request from the queue."""
+def now() -> float:
+    """The time, for a stamp; 0 when off."""
+    return time.time() if ON else 0.0
+
+
+def take_stamps(*, ready: float, upkeep: float, looked: float, slot: float, asked: float, clock,
+                prior: float | None, waited: bool) -> dict | None:
+    """The worker's intake has the reply of a take: when it came back for this take (`ready`, its last take
+    handed over), began and ended its upkeep (`upkeep`, `looked`), got a free slot (`slot`), sent the take
+    (`asked`; after a wait for a bell if `waited`), Redis began it (`took`, Redis's clock as the take's
+    reply gives it) and the reply was read (`replied`); `prior`: Redis's clock as its take before ran. With
+    `landed` (Redis's clock as the request was pushed) they say where a hand-over waited: in daphne, in the
+    list behind a take that left it there (no slot free for it) or while the intake was busy or had no free
+    slot, in Redis, or in the intake's thread after the reply came (the GIL)."""
+    if not ON:
+        return None
+    replied = time.time()
+    took = float(clock[0]) + int(clock[1]) / 1e6 if isinstance(clock, list | tuple) and len(clock) == 2 else None
+    return {"ready": ready, "upkeep": upkeep, "looked": looked, "slot": slot, "asked": asked, "took": took,
+            "replied": replied, "prior": prior, "waited": 1 if waited else 0}
+
+
+def taken(payload: dict, stamps: dict | None = None) -> None:
+    """The worker's intake has just taken this request from the queue (`stamps`: its take's)."""
     if ON:
         payload["_taken"] = time.time()
+        payload["_take"] = stamps
 
 
 def begin(payload: dict) -> None:
     """A thread begins the request: the stamps that follow are this request's."""
     if ON:
-        _local.marks = {"sent": payload.get("sent_at"), "taken": payload.get("_taken"), "begun": time.time()}
+        _local.marks = {"sent": payload.get("sent_at"), "landed": payload.get("landed"),
+                        **(payload.get("_take") or {}), "taken": payload.get("_taken"), "begun": time.time()}
 
 
 def mark(stage: str) -> None:
