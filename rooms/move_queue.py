@@ -74,7 +74,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import redis.asyncio
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, connection
 from django.utils import translation
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
@@ -136,6 +136,10 @@ async def close_for_this_loop() -> None:
 KINDS = ("move", "start", "play_again")  # what a socket asks of the game; the rest stays in daphne
 TOLD_MARGIN = 0.5  # seconds past the deadline before a socket tells its player when Redis cannot be asked
 TAKER_TTL = 3  # seconds a worker's heartbeat lasts: its taken requests go back to the queue after that
+# A move thread's connection that ended a request with no error less than this long ago is taken as good
+# without Django's health check before the next one (on PostgreSQL a `SELECT 1`, a round trip and a
+# statement for the server before every move). Idle longer, it is checked as before.
+CONNECTION_TRUSTED_SECONDS = 1.0
 
 
 def deadline_from(sent_at: float) -> float:
@@ -323,6 +327,29 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
             raise
         finally:
             ahead.close()
+
+
+_proven = threading.local()  # a move thread's connection, and when a request last ended on it with no error
+
+
+def _connection_before_request() -> None:
+    """Django's upkeep before a request (close_old_connections), with the health check skipped for a
+    connection proven good by this thread's last request, if that ended within CONNECTION_TRUSTED_SECONDS.
+    A connection the server dropped in that time fails its next move, which is refused as any move that
+    fails after its claim (play); Django closes it then, and the move after opens a new one."""
+    close_old_connections()
+    raw_connection, ended_at = getattr(_proven, "connection", None), getattr(_proven, "ended_at", 0.0)
+    if (raw_connection is not None and connection.connection is raw_connection
+            and time.monotonic() - ended_at < CONNECTION_TRUSTED_SECONDS):
+        connection.health_check_done = True
+
+
+def _connection_after_request() -> None:
+    """Django's upkeep after a request, noting whether the connection ended it with no error."""
+    good = connection.connection is not None and not connection.errors_occurred
+    close_old_connections()
+    _proven.connection = connection.connection if good else None
+    _proven.ended_at = time.monotonic()
 
 
 # Take up to ARGV[1] requests onto this worker's list (KEYS[3]) from the moves' lane (KEYS[1]) and the starts'
@@ -544,7 +571,7 @@ class MovePlayer:
         self.pool.submit(self._play, raw, payload, room, start_slot)
 
     def _play(self, raw: str, payload: dict | None, room: str | None, start_slot: bool = False) -> None:
-        close_old_connections()
+        _connection_before_request()
         try:
             if payload is None:
                 payload = json.loads(raw)
@@ -559,7 +586,7 @@ class MovePlayer:
                 self.free.release()
                 if start_slot:
                     self.start_free.release()
-                close_old_connections()
+                _connection_after_request()
                 try:
                     pipe = live.client().pipeline(transaction=False)
                     # Unless the move's round trip after its commit cleared it already (live.ride_along).

@@ -11,7 +11,7 @@ from unittest import mock
 import pytest
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from django.test import override_settings
 
 from rooms import live, move_queue, services
@@ -172,6 +172,56 @@ def test_two_workers_play_each_queued_move_once_and_refuse_a_double_submit():
     assert Move.objects.filter(game=game).count() == 5
     refused = [(r["code"], r["mover"]) for r in refusals]
     assert refused in ([("stale_seq", "again#1")], [("stale_seq", "again#0")])
+
+
+def test_a_move_thread_checks_its_connection_after_an_idle_spell_and_plays_on_once_it_was_dropped(monkeypatch):
+    """A move thread skips Django's health check (a `SELECT 1`) on a connection its last request ended on
+    lately with no error. A connection the server dropped meanwhile fails one move, refused to its socket
+    as busy; the next move opens a new connection and is played."""
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite's health check sends nothing, and no server can drop its connection")
+    monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 60)  # kept between requests, as the site does
+    checks: list[str] = []
+    wrapper_class = type(connections["default"])
+    is_usable = wrapper_class.is_usable
+
+    def counted(wrapper):
+        checks.append(threading.current_thread().name)
+        return is_usable(wrapper)
+
+    monkeypatch.setattr(wrapper_class, "is_usable", counted)
+    code, _tickets, game = started_room(4)
+    refusals = []
+    player = move_queue.MovePlayer(threads=1).start()
+
+    def played(count: int, *, what: str) -> None:
+        wait_for(lambda: Move.objects.filter(game=game).count() == count, what=what)
+
+    try:
+        with mock.patch("rooms.broadcast.send_to_socket", lambda channel, message: refusals.append(message)):
+            monkeypatch.setattr(move_queue, "CONNECTION_TRUSTED_SECONDS", 0.0)  # idle too long, every time
+            for seat in (0, 1):
+                hand_over_all(code, [(seat, 0, candle_for(game, seat))], batch=f"idle{seat}")
+                played(seat + 1, what=f"seat {seat}'s pick")
+            assert checks == ["move_0"]  # the first request opened the connection: no check needed
+
+            monkeypatch.setattr(move_queue, "CONNECTION_TRUSTED_SECONDS", 60.0)
+            hand_over_all(code, [(seat, 0, candle_for(game, seat)) for seat in (2, 3)], batch="trusted")
+            played(4, what="the round's last picks")
+            assert checks == ["move_0"]
+
+            with connection.cursor() as cursor:  # the server drops every other connection to the database
+                cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                               "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+            game = game_in_play(code)
+            hand_over_all(code, [(0, game.seq, candle_for(game, 0))], batch="dropped")
+            wait_for(lambda: refusals, what="the move on the dropped connection refused")
+            assert [(r["code"], r["mover"]) for r in refusals] == [("busy", "dropped#0")]
+            hand_over_all(code, [(0, game.seq, candle_for(game, 0))], batch="again")
+            played(5, what="the move after the dropped connection")
+    finally:
+        player.stop()
+    assert len(refusals) == 1
 
 
 # --- a refused move is never played, and a played one is never refused -----------------------------
