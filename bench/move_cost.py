@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import json
 import os
 import pstats
 import statistics
@@ -126,6 +127,10 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=35)
     parser.add_argument("--locked", action="store_true",
                         help="play every move the locked way (no game remembered), as a move the worker forgot")
+    parser.add_argument("--check-every-move", action="store_true",
+                        help="the connection's health check before every move, as the worker made it until 5 December")
+    parser.add_argument("--database-options", type=json.loads, default={},
+                        help='JSON added to the database\'s OPTIONS, e.g. {"server_side_binding": true}')
     parser.add_argument("--statements", action="store_true",
                         help="on PostgreSQL, list what each move sent to the server, the health check included")
     args = parser.parse_args()
@@ -150,6 +155,11 @@ def run(args) -> int:
     from rooms import move_queue, services
     from rooms.models import Game
 
+    if args.check_every_move:
+        move_queue.CONNECTION_TRUSTED_SECONDS = 0.0
+    if args.database_options:  # for the connection opened next
+        connection.settings_dict["OPTIONS"].update(args.database_options)
+        connection.close()
     held: list[float] = []
     row = HeldRow(held)
     if connection.vendor == "sqlite":
@@ -186,6 +196,7 @@ def run(args) -> int:
 
     profile = cProfile.Profile() if args.profile else None
     warm_up, timed_moves = 200, 0
+    backend = None
     played = 0
     while timed_moves < args.moves:
         games = {code: latest(code) for code in rooms}
@@ -224,8 +235,14 @@ def run(args) -> int:
                         statements[0] = 0
                         if sent is not None:
                             sent.sent.clear()
+                        backend = BackendCPU() if connection.vendor == "postgresql" else None
+                    elif backend is not None:
+                        backend.look()
     print(f"{connection.vendor}, {args.rooms} rooms, {len(wall)} moves timed after {warm_up}, "
           f"{statements[0] / max(1, len(wall) - 1):.2f} SQL statements a move")
+    if backend is not None and backend.cpu() is not None:
+        print(f"PostgreSQL's backend CPU a move: {backend.cpu() * 1e3 / max(1, len(wall) - 1):.3f} ms "
+              f"(its own process, from /proc)")
     print(f"{'ms a move':<28} {'median':>8} {'p90':>8} {'p99':>8}")
     for name, values in (("wall clock", wall), ("thread CPU", cpu), ("writer held" if connection.vendor == "sqlite"
                                                                     else "game row held", holds)):
@@ -239,6 +256,34 @@ def run(args) -> int:
             print(f"  {count / moves:5.2f}  {sql}")
     print_profile(profile, args.top)
     return 0
+
+
+class BackendCPU:
+    """The CPU time (user + system) of this process's PostgreSQL backend since made, where the server runs
+    on this machine; a backend opened meanwhile counts from its start."""
+
+    def __init__(self):
+        self.before: dict[int, float] = {}
+        self.now: dict[int, float] = {}
+        self.look()
+        self.before = dict(self.now)
+
+    def look(self) -> None:
+        from django.db import connection
+
+        pid = connection.connection.info.backend_pid if connection.connection is not None else None
+        if pid is None:
+            return
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return
+        self.now[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def cpu(self) -> float | None:
+        if not self.now:
+            return None
+        return sum(used - self.before.get(pid, 0.0) for pid, used in self.now.items())
 
 
 class SentCounter:
