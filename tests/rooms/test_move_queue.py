@@ -190,6 +190,15 @@ def test_a_move_thread_checks_its_connection_after_an_idle_spell_and_plays_on_on
         return is_usable(wrapper)
 
     monkeypatch.setattr(wrapper_class, "is_usable", counted)
+    backends: list[int] = []  # the move thread's server process, after each request
+    after_request = move_queue._connection_after_request
+
+    def noted():
+        if connection.connection is not None:
+            backends.append(connection.connection.info.backend_pid)
+        after_request()
+
+    monkeypatch.setattr(move_queue, "_connection_after_request", noted)
     code, _tickets, game = started_room(4)
     refusals = []
     player = move_queue.MovePlayer(threads=1).start()
@@ -210,9 +219,9 @@ def test_a_move_thread_checks_its_connection_after_an_idle_spell_and_plays_on_on
             played(4, what="the round's last picks")
             assert checks == ["move_0"]
 
-            with connection.cursor() as cursor:  # the server drops every other connection to the database
-                cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                               "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+            assert len(set(backends)) == 1  # one connection, kept
+            with connection.cursor() as cursor:  # the server drops the move thread's connection
+                cursor.execute("SELECT pg_terminate_backend(%s, 5000)", [backends[-1]])  # waits until it is gone
             game = game_in_play(code)
             hand_over_all(code, [(0, game.seq, candle_for(game, 0))], batch="dropped")
             wait_for(lambda: refusals, what="the move on the dropped connection refused")
