@@ -4,9 +4,11 @@
     python bench/move_cost.py --starts 300 [--profile]
 
 Each move goes through the worker's own path (rooms.move_queue.play, with the answer-key claim, the games
-remembered by room, and the update published to Redis), between the two close_old_connections() the worker
-runs around every request. Rooms of four people play in turn, one seat of each room after the other, and a
-room that ends its game plays again (those starts are not counted).
+remembered by room, and the update published to Redis), between the connection's upkeep the worker runs
+around every request (close_old_connections(), with Django's health check on the first query after it).
+Rooms of four people play in turn, one seat of each room after the other, and a room that ends its game
+plays again (those starts are not counted). --locked plays every move the locked way; --statements lists,
+on PostgreSQL, what a move sends to the server.
 
 Prints, in milliseconds, the median and p99 of each move's wall-clock time, of its thread's CPU time, and
 of the time it held what the next writer of the room waits on: SQLite's writer lock (one per process, for
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import json
 import os
 import pstats
 import statistics
@@ -122,6 +125,12 @@ def main() -> int:
     parser.add_argument("--starts", type=int, default=0, help="time this many starts instead of moves")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top functions over the timed moves")
     parser.add_argument("--top", type=int, default=35)
+    parser.add_argument("--locked", action="store_true",
+                        help="play every move the locked way (no game remembered), as a move the worker forgot")
+    parser.add_argument("--database-options", type=json.loads, default={},
+                        help='JSON added to the database\'s OPTIONS, e.g. {"server_side_binding": true}')
+    parser.add_argument("--statements", action="store_true",
+                        help="on PostgreSQL, list what each move sent to the server, the health check included")
     args = parser.parse_args()
     with started_redis(os.environ.get("REDIS_URL")) as redis_url:
         setup_django("move_cost", redis_url=redis_url)
@@ -144,6 +153,9 @@ def run(args) -> int:
     from rooms import move_queue, services
     from rooms.models import Game
 
+    if args.database_options:  # for the connection opened next
+        connection.settings_dict["OPTIONS"].update(args.database_options)
+        connection.close()
     held: list[float] = []
     row = HeldRow(held)
     if connection.vendor == "sqlite":
@@ -166,11 +178,12 @@ def run(args) -> int:
     cpu: list[float] = []
     holds: list[float] = []
     statements, counted = statement_counter()
+    sent = SentCounter() if args.statements and connection.vendor == "postgresql" else None
 
     def play(request: dict) -> None:  # as MovePlayer._play, but for its bookkeeping in Redis
         close_old_connections()
         try:
-            move_queue.play(request, games_in_play=memory)
+            move_queue.play(request, games_in_play={} if args.locked else memory)
         finally:
             close_old_connections()
 
@@ -179,6 +192,7 @@ def run(args) -> int:
 
     profile = cProfile.Profile() if args.profile else None
     warm_up, timed_moves = 200, 0
+    backend = None
     played = 0
     while timed_moves < args.moves:
         games = {code: latest(code) for code in rooms}
@@ -198,9 +212,13 @@ def run(args) -> int:
                 with connection.execute_wrapper(counted), connection.execute_wrapper(row):
                     if timing and profile is not None:
                         profile.enable()
+                    if sent is not None:
+                        sent.on = timing
                     started, started_cpu = time.perf_counter(), time.thread_time()
                     play(request)
                     ended, ended_cpu = time.perf_counter(), time.thread_time()
+                    if sent is not None:
+                        sent.on = False
                     if timing and profile is not None:
                         profile.disable()
                 played += 1
@@ -211,15 +229,89 @@ def run(args) -> int:
                     timed_moves += 1
                     if timed_moves == 1:
                         statements[0] = 0
+                        if sent is not None:
+                            sent.sent.clear()
+                        backend = BackendCPU() if connection.vendor == "postgresql" else None
+                    elif backend is not None:
+                        backend.look()
     print(f"{connection.vendor}, {args.rooms} rooms, {len(wall)} moves timed after {warm_up}, "
           f"{statements[0] / max(1, len(wall) - 1):.2f} SQL statements a move")
+    if backend is not None and backend.cpu() is not None:
+        print(f"PostgreSQL's backend CPU a move: {backend.cpu() * 1e3 / max(1, len(wall) - 1):.3f} ms "
+              f"(its own process, from /proc)")
     print(f"{'ms a move':<28} {'median':>8} {'p90':>8} {'p99':>8}")
     for name, values in (("wall clock", wall), ("thread CPU", cpu), ("writer held" if connection.vendor == "sqlite"
                                                                     else "game row held", holds)):
         print(f"{name:<28} {statistics.median(values):>8.3f} {percentile(values, 0.9):>8.3f} "
               f"{percentile(values, 0.99):>8.3f}")
+    if sent is not None:
+        moves = max(1, len(wall) - 1)
+        print(f"sent to PostgreSQL a move ({sum(sent.sent.values()) / moves:.2f} in all, the health check "
+              f"and transaction commands included):")
+        for sql, count in sent.sent.most_common():
+            print(f"  {count / moves:5.2f}  {sql}")
     print_profile(profile, args.top)
     return 0
+
+
+class BackendCPU:
+    """The CPU time (user + system) of this process's PostgreSQL backend since made, where the server runs
+    on this machine; a backend opened meanwhile counts from its start."""
+
+    def __init__(self):
+        self.before: dict[int, float] = {}
+        self.now: dict[int, float] = {}
+        self.look()
+        self.before = dict(self.now)
+
+    def look(self) -> None:
+        from django.db import connection
+
+        pid = connection.connection.info.backend_pid if connection.connection is not None else None
+        if pid is None:
+            return
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return
+        self.now[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def cpu(self) -> float | None:
+        if not self.now:
+            return None
+        return sum(used - self.before.get(pid, 0.0) for pid, used in self.now.items())
+
+
+class SentCounter:
+    """What this process sends to PostgreSQL while `on`, counted by the statement's beginning, below Django:
+    its connection health check runs on psycopg's cursor directly, out of reach of execute wrappers, and
+    psycopg sends BEGIN and COMMIT itself."""
+
+    def __init__(self):
+        import collections
+
+        import psycopg
+        from psycopg._connection_base import BaseConnection
+
+        self.sent: collections.Counter = collections.Counter()
+        self.on = False
+        execute, command = psycopg.Cursor.execute, BaseConnection._exec_command
+
+        def counted_execute(cursor, query, *args, **kwargs):
+            self.count(query)
+            return execute(cursor, query, *args, **kwargs)
+
+        def counted_command(connection, query, *args, **kwargs):
+            self.count(query.as_string(connection) if hasattr(query, "as_string") else query)
+            return command(connection, query, *args, **kwargs)
+
+        psycopg.Cursor.execute = counted_execute
+        BaseConnection._exec_command = counted_command
+
+    def count(self, query) -> None:
+        if self.on:
+            text = query.decode() if isinstance(query, bytes) else str(query)
+            self.sent[" ".join(text.split())[:90]] += 1
 
 
 def print_profile(profile: cProfile.Profile | None, top: int) -> None:
