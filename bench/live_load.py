@@ -807,11 +807,8 @@ def print_stages(traced: list[dict], above: float = 0.95) -> None:
     if not traced:
         print("  no traced moves")
         return
-    totals = sorted(((max(seat["client"] for seat in entry["seats"]) - entry["client_sent"], entry)
-                     for entry in traced), key=lambda pair: pair[0])
-    cut = totals[int(len(totals) * above)][0]
-    tail = [entry for total, entry in totals if total >= cut]
-    everyone = [entry for _total, entry in totals]
+    tail, cut = _slowest(traced, above)
+    everyone = traced
     columns = {}
     for label, entries in (("all", everyone), ("tail", tail)):
         summed: dict[str, float] = {}
@@ -829,8 +826,9 @@ def print_stages(traced: list[dict], above: float = 0.95) -> None:
         print(f"    {name:22} {all_ms:7.2f} | {tail_ms:7.2f}")
 
 
-
 def _slowest(traced: list[dict], above: float) -> tuple[list[dict], float]:
+    """The moves at or above the `above` percentile of their whole latency (to the last seat's client), and
+    that percentile."""
     totals = sorted(((max(seat["client"] for seat in entry["seats"]) - entry["client_sent"], entry)
                      for entry in traced), key=lambda pair: pair[0])
     cut = totals[int(len(totals) * above)][0]
@@ -879,6 +877,9 @@ def print_hand_over(traced: list[dict], tails: tuple[float, ...] = (0.95, 0.99))
     them to their rooms, all moves next to the slowest (as print_stages, at each of `tails`)."""
     if not traced:
         return
+    if not any(hand_over_parts(entry["seats"][0]) for entry in traced):
+        print("  the hand-over: no move carries its split (a server on code that does not stamp it)")
+        return
     groups = [("all", traced)] + [(f"p{above * 100:g}", _slowest(traced, above)[0]) for above in tails]
     columns, counted = [], []
     for _label, entries in groups:
@@ -892,6 +893,7 @@ def print_hand_over(traced: list[dict], tails: tuple[float, ...] = (0.95, 0.99))
     for name in HAND_OVER:
         print(f"    {name:46} " + " | ".join(f"{column[name] * 1000:7.2f}" for column in columns))
     print(f"    {'moves left in the list by a take':46} " + " | ".join(counted))
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -509,7 +509,7 @@ class MovePlayer:
             while start_slots < slots and self.start_free.acquire(blocking=False):
                 start_slots += 1
             taken, starting, clock = [], [], 0
-            waited = idle
+            asked, waited = slot, idle  # `asked` stays the slot's stamp if the take fails before it is sent
             try:
                 take = (_TAKE, 5, moves, starts, self.taken_key, moves_bell, starts_bell, slots, start_slots,
                         repr(time.time() - start_overdue_after()), 1 if trace.ON else 0)

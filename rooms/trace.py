@@ -31,7 +31,7 @@ def now() -> float:
     return time.time() if ON else 0.0
 
 
-def take_stamps(*, ready: float, upkeep: float, looked: float, slot: float, asked: float, clock,
+def take_stamps(*, ready: float, upkeep: float, looked: float, slot: float, asked: float, clock: list | int,
                 prior: float | None, waited: bool) -> dict | None:
     """The worker's intake has the reply of a take: when it came back for this take (`ready`, its last take
     handed over), began and ended its upkeep (`upkeep`, `looked`), got a free slot (`slot`), sent the take

@@ -200,12 +200,37 @@ def test_a_move_thread_whose_connection_the_server_dropped_plays_the_next_move_o
             wait_for(lambda: Move.objects.filter(game=game).count() == 1 and backends, what="seat 0's pick")
             with connection.cursor() as cursor:  # the server drops the move thread's connection
                 cursor.execute("SELECT pg_terminate_backend(%s, 5000)", [backends[-1]])  # waits until it is gone
+                assert cursor.fetchone()[0]
             hand_over_all(code, [(1, 0, candle_for(game, 1))], batch="after")
             wait_for(lambda: Move.objects.filter(game=game).count() == 2, what="the move after the drop")
     finally:
         player.stop()
     assert refusals == []
     assert len(set(backends)) == 2  # a new connection for the move after the drop
+
+
+def test_the_intake_keeps_taking_after_a_take_that_failed_before_it_was_sent(monkeypatch):
+    """A take that fails while it is built (here, reading its overdue mark) is logged and retried a second
+    later; the intake thread must not die of it."""
+    code, _tickets, game = started_room(4)
+    overdue_after = move_queue.start_overdue_after
+    failures = []
+
+    def fails_once():
+        if not failures:
+            failures.append(1)
+            raise RuntimeError("the settings could not be read")
+        return overdue_after()
+
+    monkeypatch.setattr(move_queue, "start_overdue_after", fails_once)
+    player = move_queue.MovePlayer(threads=1).start()
+    try:
+        wait_for(lambda: failures, what="the failed take")
+        hand_over_all(code, [(0, 0, candle_for(game, 0))])
+        wait_for(lambda: Move.objects.filter(game=game).count() == 1, what="the move after the failed take")
+        assert player.thread.is_alive()
+    finally:
+        player.stop()
 
 
 # --- a refused move is never played, and a played one is never refused -----------------------------
