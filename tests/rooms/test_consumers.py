@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
+import time
 
 import pytest
 from channels.db import database_sync_to_async
@@ -415,6 +417,24 @@ async def test_a_socket_from_a_foreign_origin_is_refused():
         await close_all(socket)
 
 
+async def quiet(queue: asyncio.Queue, *, for_seconds: float = 0.2) -> None:
+    """Wait until a channel's queue has stayed empty this long (its consumer has read every message so far).
+    A socket closing as a message reaches its consumer can leave its channel subscribed: Channels' loop then
+    cancels its next wait on the layer before it began, and channels_redis unsubscribes only from inside
+    that wait (a race in those libraries, not in this consumer)."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    empty_since = None
+    while time.monotonic() < deadline:
+        if not queue.empty():
+            empty_since = None
+        elif empty_since is None:
+            empty_since = time.monotonic()
+        elif time.monotonic() - empty_since >= for_seconds:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the channel's queue never went quiet")
+
+
 async def test_a_closed_socket_lets_go_of_its_channel_and_its_groups():
     """Closing the socket cancels its wait on the channel layer, which unsubscribes its channel: a consumer
     that waited some other way would leave it subscribed for the life of the process."""
@@ -425,6 +445,8 @@ async def test_a_closed_socket_lets_go_of_its_channel_and_its_groups():
     layer = get_channel_layer()._get_layer()  # the pub/sub layer of this loop
     (channel,) = [name for name in layer.channels if name.startswith(layer.prefix + "specific.")]
     assert any(channel in members for members in layer.groups.values())
+    await settled(socket, {0})
+    await quiet(layer.channels[channel])  # its own seat.taken comes back through Redis: let it be read first
     await socket.disconnect(timeout=WAIT_SECONDS)
     assert channel not in layer.channels
     assert not any(channel in members for members in layer.groups.values())
