@@ -19,6 +19,7 @@ from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
+from django.db import connection
 from django.utils import timezone
 
 from games import fairness, registry
@@ -168,13 +169,17 @@ def expiry_index() -> dict[str, float]:
 # --- what was broadcast ---------------------------------------------------------------------------
 
 @contextlib.contextmanager
-def captured_broadcasts():
-    """Record every (group, message) sent to the channel layer, and still send it."""
+def captured_broadcasts(*, in_transaction: list[bool] | None = None):
+    """Record every (group, message) sent to the channel layer, and still send it. With a list for
+    in_transaction, also whether each was sent inside a transaction (an update sent before the commit could
+    show what the commit has not yet made true)."""
     sent: list[tuple[str, dict]] = []
     send = broadcast._send
 
     def record(group, message):
         sent.append((group, json.loads(json.dumps(message))))
+        if in_transaction is not None:
+            in_transaction.append(connection.in_atomic_block)
         send(group, message)
 
     with mock.patch.object(broadcast, "_send", record):

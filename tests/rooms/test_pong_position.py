@@ -15,7 +15,6 @@ import pytest
 import redis.asyncio
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.db import connection
 from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
@@ -204,13 +203,7 @@ def test_an_admin_saving_a_seat_tells_the_room_at_once(admin):
     seat = CandlesSeat.objects.get(room__code=code, index=1)
     form = {"name": "Renamed", "bot_level": seat.bot_level, "user": ""}
     sent_in_transaction = []
-    send = broadcast._send
-
-    def noting_the_transaction(group, message):  # an update sent before the commit could show the old seat
-        sent_in_transaction.append(connection.in_atomic_block)
-        send(group, message)
-
-    with mock.patch.object(broadcast, "_send", noting_the_transaction), captured_broadcasts() as sent:
+    with captured_broadcasts(in_transaction=sent_in_transaction) as sent:
         response = admin.post(reverse("admin:candles_candlesseat_change", args=[seat.pk]), form)
     assert response.status_code == 302
     updates = [message for _group, message in sent if message["type"] == "room.update"]
