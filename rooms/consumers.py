@@ -100,6 +100,22 @@ class _AddressBuckets:
 _ADDRESS_BUCKETS = _AddressBuckets()
 
 
+async def _release_channel(layer, channel: str) -> None:
+    """Unsubscribe a closing socket's own channel. The pub/sub layer does so only from inside its wait for the
+    channel's next message, when that wait is cancelled; a socket that closes as a message reaches it has its
+    next wait cancelled before the wait begins (Channels' loop), and the channel would stay subscribed, with
+    its queue, for the life of the process. The layer offers no call for it, so this reaches into the
+    loop's layer as its own wait does on cancel; the wait, cancelled later, then finds nothing to undo."""
+    loop_layer = getattr(layer, "_get_layer", lambda: None)()
+    if loop_layer is None or channel not in loop_layer.channels:
+        return
+    del loop_layer.channels[channel]
+    try:
+        await loop_layer._get_shard(channel).unsubscribe(channel)
+    except (RedisError, OSError):  # the connection is gone with its subscriptions: nothing is left to undo
+        log.warning("could not unsubscribe a closed socket's channel", exc_info=True)
+
+
 class RoomConsumer(AsyncWebsocketConsumer):
     room_code: str
     seat: int | None = None
@@ -168,6 +184,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         return True
 
     async def disconnect(self, code):
+        try:
+            await self._leave_the_room()
+        finally:
+            await _release_channel(self.channel_layer, self.channel_name)
+
+    async def _leave_the_room(self):
         if getattr(self, "counted", False):
             await _reading(live.socket_gone)(self.address, self.channel_name)
         for deadline in self.unanswered.values():

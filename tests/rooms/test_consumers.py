@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import json
-import time
 
 import pytest
 from channels.db import database_sync_to_async
@@ -417,36 +415,49 @@ async def test_a_socket_from_a_foreign_origin_is_refused():
         await close_all(socket)
 
 
-async def quiet(queue: asyncio.Queue, *, for_seconds: float = 0.2) -> None:
-    """Wait until a channel's queue has stayed empty this long (its consumer has read every message so far).
-    A socket closing as a message reaches its consumer can leave its channel subscribed: Channels' loop then
-    cancels its next wait on the layer before it began, and channels_redis unsubscribes only from inside
-    that wait (a race in those libraries, not in this consumer)."""
-    deadline = time.monotonic() + WAIT_SECONDS
-    empty_since = None
-    while time.monotonic() < deadline:
-        if not queue.empty():
-            empty_since = None
-        elif empty_since is None:
-            empty_since = time.monotonic()
-        elif time.monotonic() - empty_since >= for_seconds:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the channel's queue never went quiet")
+def own_channel(layer) -> str:
+    (channel,) = [name for name in layer.channels if name.startswith(layer.prefix + "specific.")]
+    return channel
+
+
+def subscribed(layer, channel: str) -> bool:
+    """Whether this process still listens on the channel: its queue, or its subscription in Redis."""
+    return channel in layer.channels or channel in layer._get_shard(channel)._subscribed_to
 
 
 async def test_a_closed_socket_lets_go_of_its_channel_and_its_groups():
-    """Closing the socket cancels its wait on the channel layer, which unsubscribes its channel: a consumer
-    that waited some other way would leave it subscribed for the life of the process."""
+    """Closing the socket unsubscribes its channel and leaves its groups: a channel left subscribed keeps a
+    queue and a Redis subscription for the life of the process."""
     from channels.layers import get_channel_layer
 
     code, tickets, _game = await db(started_room)(2)
     socket, _ = await seated(code, tickets[0])
     layer = get_channel_layer()._get_layer()  # the pub/sub layer of this loop
-    (channel,) = [name for name in layer.channels if name.startswith(layer.prefix + "specific.")]
+    channel = own_channel(layer)
     assert any(channel in members for members in layer.groups.values())
     await settled(socket, {0})
-    await quiet(layer.channels[channel])  # its own seat.taken comes back through Redis: let it be read first
     await socket.disconnect(timeout=WAIT_SECONDS)
-    assert channel not in layer.channels
+    assert not subscribed(layer, channel)
     assert not any(channel in members for members in layer.groups.values())
+
+
+async def test_a_socket_closed_as_a_message_reaches_it_still_lets_go_of_its_channel(monkeypatch):
+    """The layer unsubscribes a channel only when its wait for the next message is cancelled. A socket that
+    closes as a message reaches its consumer has that wait cancelled before it began, which undoes nothing:
+    here every wait undoes nothing, and the socket's own disconnect must let go of its channel."""
+    from channels.layers import get_channel_layer
+    from channels_redis.pubsub import RedisPubSubLoopLayer
+
+    async def receive_undoing_nothing_when_cancelled(self, channel):
+        if channel not in self.channels:
+            await self._subscribe_to_channel(channel)
+        return self.channel_layer.deserialize(await self.channels[channel].get())
+
+    monkeypatch.setattr(RedisPubSubLoopLayer, "receive", receive_undoing_nothing_when_cancelled)
+    code, tickets, _game = await db(started_room)(2)
+    socket, _ = await seated(code, tickets[0])
+    layer = get_channel_layer()._get_layer()
+    channel = own_channel(layer)
+    await settled(socket, {0})
+    await socket.disconnect(timeout=WAIT_SECONDS)
+    assert not subscribed(layer, channel)
