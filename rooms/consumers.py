@@ -105,15 +105,17 @@ async def _release_channel(layer, channel: str) -> None:
     channel's next message, when that wait is cancelled; a socket that closes as a message reaches it has its
     next wait cancelled before the wait begins (Channels' loop), and the channel would stay subscribed, with
     its queue, for the life of the process. The layer offers no call for it, so this reaches into the
-    loop's layer as its own wait does on cancel; the wait, cancelled later, then finds nothing to undo."""
+    loop's layer as its own wait does on cancel. The entry goes only once Redis has let go: cancelled or
+    failed before then, the layer's own clean-up still finds it (unsubscribing twice does nothing)."""
     loop_layer = getattr(layer, "_get_layer", lambda: None)()
     if loop_layer is None or channel not in loop_layer.channels:
         return
-    del loop_layer.channels[channel]
     try:
         await loop_layer._get_shard(channel).unsubscribe(channel)
-    except (RedisError, OSError):  # the connection is gone with its subscriptions: nothing is left to undo
+    except (RedisError, OSError):  # as the layer's own clean-up does: the client subscribes again on reconnect
         log.warning("could not unsubscribe a closed socket's channel", exc_info=True)
+        return
+    loop_layer.channels.pop(channel, None)
 
 
 class RoomConsumer(AsyncWebsocketConsumer):
