@@ -489,31 +489,30 @@ class MovePlayer:
         (moves, moves_bell), (starts, starts_bell) = _lane_of("move"), _lane_of("start")
         redis_client = live.client()
         idle = False  # the last take left nothing this worker could take: the next one waits for a bell first
-        ready = trace.now()  # traced: when the intake came back for another take (its last one handed over)
-        prior = None  # traced: Redis's clock as this worker's last take ran, whatever it took
+        stamps = trace.intake_stamps()  # traced: each take's stages; untraced, nothing
         while not self.stopping.is_set():
             try:
-                upkeep = trace.now()
+                stamps.mark("upkeep")
                 self._look_after_others()  # whether or not this worker has a free thread
-                looked = trace.now()
+                stamps.mark("looked")
             except Exception:
                 log.exception("the move queue's upkeep failed; retrying")
                 self.stopping.wait(1.0)
                 continue
             if not self.free.acquire(timeout=0.5):
                 continue
-            slot = trace.now()
+            stamps.mark("slot")
             slots, start_slots = 1, 0
             while self.free.acquire(blocking=False):  # under load, one round trip takes several
                 slots += 1
             while start_slots < slots and self.start_free.acquire(blocking=False):
                 start_slots += 1
             taken, starting, clock = [], [], 0
-            asked, waited = slot, idle  # `asked` stays the slot's stamp if the take fails before it is sent
+            waited = idle
             try:
                 take = (_TAKE, 5, moves, starts, self.taken_key, moves_bell, starts_bell, slots, start_slots,
                         repr(time.time() - start_overdue_after()), 1 if trace.ON else 0)
-                asked = trace.now()
+                stamps.mark("asked")
                 if idle:
                     # Wait for a bell (a take silenced the bells of the lanes it left empty, so a push since rang
                     # one). With no start slot free, not the starts' bell (it rings while starts wait) but this
@@ -538,13 +537,11 @@ class MovePlayer:
                     self.free.release()
                 for _unused in range(start_slots - sum(starting)):
                     self.start_free.release()
-            stamps = trace.take_stamps(ready=ready, upkeep=upkeep, looked=looked, slot=slot, asked=asked,
-                                       clock=clock, prior=prior, waited=waited)
-            prior = stamps["took"] if stamps and stamps["took"] else prior
+            take_stamps = stamps.replied(clock=clock, waited=waited)
             for raw, is_start in zip(taken, starting):  # in the order taken: a room's requests keep it
-                self._hand_to_room(raw, start_slot=bool(is_start), stamps=stamps)
+                self._hand_to_room(raw, start_slot=bool(is_start), stamps=take_stamps)
             if taken:
-                ready = trace.now()
+                stamps.mark("ready")
 
     def _hand_to_room(self, raw: str, *, start_slot: bool = False, stamps: dict | None = None) -> None:
         """`start_slot`: the request holds one of the start slots, given back once it is played. `stamps`:
