@@ -112,10 +112,12 @@ def room_changed(code: str) -> None:
     _send(room_group(code), {"type": "room.update", "room": public, "room_digest": snapshots.room_digest(public)})
 
 
-def prepare_room_update(room: Room, seats: list, *, upcoming=None):
+def prepare_room_update(room: Room, seats: list | None, *, upcoming=None):
     """room_changed for a write that holds the room, its seats (in order) and its next game as it commits
-    them (a start): the update is built from those rather than read again, and after the commit the
-    position mark, the presence and the host go in one Redis round trip. Returns what sends it."""
+    them (a start; a game's last move, which opens the next game and reads the seats after the commit, as
+    room_changed does, with `seats` None): the update is built from those rather than read again, and
+    after the commit the position mark, the presence and the host go in one Redis round trip. Returns
+    what sends it."""
     code = room.code
 
     def send():
