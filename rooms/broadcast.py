@@ -181,8 +181,14 @@ def prepare_game_update(game: Game, events: list[dict], *, mover: str | None = N
     return send
 
 
+# One encoder for every update's texts (a move encodes eleven: the public game, and each seat's events and
+# view): json.dumps with separators builds a new encoder for every call, and the circular-reference check
+# costs a fifth of each encoding, for values built from JSON columns that cannot hold a cycle.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+
+
 def _dumps(value) -> str:
-    return json.dumps(value, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
 def encode_update(*, seq: int, game_json: str, events: list[dict], view: dict | None) -> str:
