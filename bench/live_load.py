@@ -836,7 +836,7 @@ def _slowest(traced: list[dict], above: float) -> tuple[list[dict], float]:
 
 
 # What the worker's intake did while a request waited in the list, from the push's landing to the take
-# that took it: the parts of that span each of its intervals covers (take_stamps in rooms/trace.py).
+# that took it: the parts of that span each of its intervals covers (IntakeStamps in rooms/trace.py).
 HAND_OVER = ("daphne: its stamp to the push landed", "list: left by the take before (no slot for it)",
              "list: the take before's reply, its hand-over",
              "list: the intake waiting for a free slot", "list: the intake's upkeep", "list: the take built",

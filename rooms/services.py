@@ -802,8 +802,10 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
     _touch(room, every_move=True)
     _after_move(game, spec, seat=seat, by=by, events=events, after=after, mover=mover)
     if game.is_over:
-        _new_game(room)
-        transaction.on_commit(lambda: broadcast.room_changed(room.code))
+        # The room's update from the room this move locked and the game it opens, with its mark, presence and
+        # host in one Redis round trip after the commit: reading the room and its next game back again (two
+        # queries, three round trips) cost the worker about as much as a start (docs/benchmarks.md).
+        transaction.on_commit(broadcast.prepare_room_update(room, None, upcoming=_new_game(room)))
 
 
 def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str, mover: str | None,

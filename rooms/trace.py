@@ -1,7 +1,7 @@
 """Where a move's time goes, for the live-load benchmark (bench/live_load.py --trace): off unless the
 environment sets WICKWISE_TRACE_MOVES=1, and then every call here is cheap.
 
-On, daphne's push stamps Redis's clock as the request lands, the worker's intake its take's stages (take_stamps),
+On, daphne's push stamps Redis's clock as the request lands, the worker's intake its take's stages (IntakeStamps),
 and the worker each socket move's stages (taken from the queue, begun in a thread, claimed, the
 writer's lock held, committed, its steps begun, the position marked) and sends them with the move's update;
 each socket adds when daphne handed it the update, and forwards them in the text (`"trace"`), so the
@@ -26,26 +26,50 @@ log = logging.getLogger("wickwise.trace")
 _local = threading.local()
 
 
-def now() -> float:
-    """The time, for a stamp; 0 when off."""
-    return time.time() if ON else 0.0
+class IntakeStamps:
+    """The worker's intake's stamps for its takes, when moves are traced: when it came back for a take
+    (`ready`, its last take handed over), began and ended its upkeep (`upkeep`, `looked`), got a free slot
+    (`slot`), sent the take (`asked`; after a wait for a bell if `waited`), Redis began it (`took`, Redis's
+    clock as the take's reply gives it) and the reply was read (`replied`); `prior`: Redis's clock as its
+    take before ran. With `landed` (Redis's clock as the request was pushed) they say where a hand-over
+    waited: in daphne, in the list behind a take that left it there (no slot free for it) or while the
+    intake was busy or had no free slot, in Redis, or in the intake's thread after the reply came (the GIL).
+    Untraced, the intake holds `NO_INTAKE_STAMPS` instead, which stamps nothing (`intake_stamps`)."""
+
+    def __init__(self):
+        self.stamps = {"ready": time.time()}
+        self.prior: float | None = None  # Redis's clock as the last take ran, whatever it took
+
+    def mark(self, stage: str) -> None:
+        self.stamps[stage] = time.time()
+        if stage == "slot":  # `asked` stays the slot's stamp if the take fails before it is sent
+            self.stamps["asked"] = self.stamps["slot"]
+
+    def replied(self, *, clock: list | int, waited: bool) -> dict:
+        """The take's reply has been read: its stamps, for each request it took (taken)."""
+        took = float(clock[0]) + int(clock[1]) / 1e6 if isinstance(clock, list | tuple) and len(clock) == 2 else None
+        stamps = {**self.stamps, "took": took, "replied": time.time(), "prior": self.prior,
+                  "waited": 1 if waited else 0}
+        self.prior = took or self.prior
+        return stamps
 
 
-def take_stamps(*, ready: float, upkeep: float, looked: float, slot: float, asked: float, clock: list | int,
-                prior: float | None, waited: bool) -> dict | None:
-    """The worker's intake has the reply of a take: when it came back for this take (`ready`, its last take
-    handed over), began and ended its upkeep (`upkeep`, `looked`), got a free slot (`slot`), sent the take
-    (`asked`; after a wait for a bell if `waited`), Redis began it (`took`, Redis's clock as the take's
-    reply gives it) and the reply was read (`replied`); `prior`: Redis's clock as its take before ran. With
-    `landed` (Redis's clock as the request was pushed) they say where a hand-over waited: in daphne, in the
-    list behind a take that left it there (no slot free for it) or while the intake was busy or had no free
-    slot, in Redis, or in the intake's thread after the reply came (the GIL)."""
-    if not ON:
+class _NoIntakeStamps:
+    """Untraced: the intake's loop stamps nothing, and its takes carry no stamps."""
+
+    def mark(self, stage: str) -> None:
+        pass
+
+    def replied(self, *, clock: list | int, waited: bool) -> None:
         return None
-    replied = time.time()
-    took = float(clock[0]) + int(clock[1]) / 1e6 if isinstance(clock, list | tuple) and len(clock) == 2 else None
-    return {"ready": ready, "upkeep": upkeep, "looked": looked, "slot": slot, "asked": asked, "took": took,
-            "replied": replied, "prior": prior, "waited": 1 if waited else 0}
+
+
+NO_INTAKE_STAMPS = _NoIntakeStamps()
+
+
+def intake_stamps() -> IntakeStamps | _NoIntakeStamps:
+    """What the worker's intake stamps its takes with: real stamps when moves are traced, else nothing."""
+    return IntakeStamps() if ON else NO_INTAKE_STAMPS
 
 
 def taken(payload: dict, stamps: dict | None = None) -> None:

@@ -4,6 +4,7 @@ in the socket's language, or refused at their deadline and never played after it
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import threading
 import time
 from unittest import mock
@@ -228,6 +229,34 @@ def test_the_intake_keeps_taking_after_a_take_that_failed_before_it_was_sent(mon
         wait_for(lambda: failures, what="the failed take")
         hand_over_all(code, [(0, 0, candle_for(game, 0))])
         wait_for(lambda: Move.objects.filter(game=game).count() == 1, what="the move after the failed take")
+        assert player.thread.is_alive()
+    finally:
+        player.stop()
+
+
+def test_the_intake_sends_its_take_by_digest_and_whole_again_when_redis_has_lost_it(monkeypatch):
+    """After its first take, the intake sends the take script by its digest (EVALSHA). Redis refuses a digest
+    it does not have (restarted, or its scripts flushed; here, a digest it never had): that take is sent
+    again at once, whole, and the move is played."""
+    sent: list[list[str]] = []
+    run = move_queue._TakeLine._run
+
+    def noting(line, commands):
+        sent.append([command[0] for command in commands])
+        return run(line, commands)
+
+    monkeypatch.setattr(move_queue._TakeLine, "_run", noting)
+    code, _tickets, game = started_room(4)
+    player = move_queue.MovePlayer(threads=1).start()
+    try:
+        hand_over_all(code, [(0, 0, candle_for(game, 0))], batch="first")
+        wait_for(lambda: Move.objects.filter(game=game).count() == 1, what="the first move")
+        assert sent[0] == ["EVAL"] and all(names[-1] == "EVALSHA" for names in sent[1:]), sent
+        monkeypatch.setattr(move_queue._TakeLine, "DIGEST", hashlib.sha1(b"no such script").hexdigest())
+        sent.clear()
+        wait_for(lambda: ["EVAL"] in sent, what="a take refused by digest sent again whole")
+        hand_over_all(code, [(1, 0, candle_for(game, 1))], batch="after")
+        wait_for(lambda: Move.objects.filter(game=game).count() == 2, what="the move after the script was lost")
         assert player.thread.is_alive()
     finally:
         player.stop()

@@ -350,6 +350,49 @@ def test_a_start_sends_what_the_room_and_game_read_again_after_it_would_give(slu
     assert absent <= set(timers()) and f"grace:{code}:{host}" not in timers()
 
 
+def test_an_updates_texts_are_encoded_as_json_dumps_with_compact_separators_gives_them():
+    """The update's one shared encoder writes exactly what json.dumps did: the same escapes, numbers and keys."""
+    code, _tickets, game = started_room(2)
+    game.players = [{"name": "Zoë \U0001f56f", "bot": False}, {"name": 'a "quoted" \\ name</script>', "bot": False}]
+    game.clocks = {"0": 12.5, "1": 1e-7}
+    with captured_broadcasts() as sent:
+        broadcast.prepare_game_update(game, [{"type": "picked", "seat": 0}, {"type": "x", "only": 1}], mover="m")()
+    [(_group, message)] = sent
+    for seat in (0, 1, None):
+        text = broadcast.text_for_seat(message, seat)
+        update = json.loads(broadcast.stamped(text, 0.0))
+        compact = {"separators": (",", ":")}
+        public = json.dumps(snapshots.public_game(game), **compact)
+        assert text == (f'{{"type":"update","seq":{game.seq},"game":{public},'
+                        f'"events":{json.dumps(update["events"], **compact)},'
+                        f'"view":{json.dumps(snapshots.seat_view(game, seat), **compact)}')
+
+
+def test_a_games_last_move_sends_the_room_as_reading_it_back_would_give():
+    """The last move builds the room's update from the room it locked and the game it opens: it must be what
+    reading them back after the commit sends, next game, presence and host included."""
+    code, _tickets, game = started_room(3)
+    live.presence_join(code, 1, "socket-of-seat-1")
+    live.pass_host(code, 1)
+    for _step in range(100):  # up to the last decision of the last round
+        game.refresh_from_db()
+        pending = engine.to_act(game.state)
+        if game.state["round"] == engine.ROUNDS and len(pending) == 1:
+            break
+        services.submit_move(room_code=code, seat=pending[0], seq=game.seq, action=candle_for(game, pending[0]))
+    [seat] = pending
+    with captured_broadcasts() as sent:
+        services.submit_move(room_code=code, seat=seat, seq=game.seq, action=candle_for(game, seat))
+    game.refresh_from_db()
+    assert game.is_over
+    [room] = room_updates(sent)
+    public = snapshots.public_room(Room.objects.get(code=code))
+    assert room == public and [message["type"] for _group, message in sent] == ["game.update", "room.update"]
+    assert room["next_game"] == {"number": 2, "fingerprint": latest_game(code).fingerprint}
+    assert room["host"] == 1 and [entry["connected"] for entry in room["seats"]] == [False, True, False]
+    assert sent[-1][1]["room_digest"] == snapshots.room_digest(public)
+
+
 def test_the_seed_stays_secret_until_the_game_is_over_and_matches_its_fingerprint(client):
     def record():
         response = client.get(f"/games/{code}/1/record.json")
