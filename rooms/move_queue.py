@@ -457,8 +457,8 @@ class _TakeLine:
         return replies
 
     def close(self) -> None:
-        if self.connection is not None:
-            self.pool.release(self.connection)
+        if self.connection is not None:  # its own, not the pool's to lend again: the pool goes with the client
+            self.connection.disconnect()
             self.connection = None
 
 
@@ -543,8 +543,15 @@ class MovePlayer:
     def _take(self) -> None:
         (moves, moves_bell), (starts, starts_bell) = _lane_of("move"), _lane_of("start")
         line = _TakeLine(live.client())
-        idle = False  # the last take left nothing this worker could take: the next one waits for a bell first
         stamps = trace.intake_stamps()  # traced: each take's stages; untraced, nothing
+        try:
+            self._take_until_stopped(line, stamps, moves, starts, moves_bell, starts_bell)
+        finally:
+            line.close()
+
+    def _take_until_stopped(self, line: _TakeLine, stamps, moves: str, starts: str, moves_bell: str,
+                            starts_bell: str) -> None:
+        idle = False  # the last take left nothing this worker could take: the next one waits for a bell first
         while not self.stopping.is_set():
             try:
                 stamps.mark("upkeep")
@@ -592,7 +599,6 @@ class MovePlayer:
                 self._hand_to_room(raw, start_slot=bool(is_start), stamps=take_stamps)
             if taken:
                 stamps.mark("ready")
-        line.close()
 
     def _hand_to_room(self, raw: str, *, start_slot: bool = False, stamps: dict | None = None) -> None:
         """`start_slot`: the request holds one of the start slots, given back once it is played. `stamps`:

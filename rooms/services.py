@@ -102,8 +102,8 @@ def _writing(*, steps_outside_writer: bool = False):
     """A write's transaction. On SQLite it holds the process's writer lock, and its steps after the commit
     run in commit order. `steps_outside_writer`: the next writer may begin while this one's steps run, so
     they must not write, and what they read may be the next writer's (a move's steps publish what it built
-    before its commit; the seats a bot plays, or the room once a game ends, are as good read later). Its
-    writer lock then covers the transaction alone."""
+    before its commit; the seats a bot plays are as good read later). Its writer lock then covers the
+    transaction alone."""
     outermost = not connection.in_atomic_block
     last_look = _last_look.get() if outermost else None
     if connection.vendor != "sqlite":
