@@ -1,0 +1,116 @@
+"""On PostgreSQL the statements every move runs (rooms.services' compiled reads and writes, and a remembered
+game's one writing WITH) are bound on the server and prepared once per connection; Django's own queries are
+not. The remembered move's lock timeout is set inside its one statement, so it can be prepared and must still
+send a move that would wait on the game's row the locked way."""
+
+from __future__ import annotations
+
+import threading
+import time
+from unittest import mock
+
+import pytest
+from django.db import connection, transaction
+
+from rooms import services
+from rooms.models import Game, Move
+from tests.rooms.helpers import candle_for, game_in_play, started_room
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _postgresql_only():
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements and lock timeouts are PostgreSQL's")
+
+
+def _move(code: str, seat: int, memory: dict | None) -> Game:
+    game = game_in_play(code)
+    return services.submit_move(room_code=code, seat=seat, seq=game.seq, action=candle_for(game, seat),
+                                games_in_play=memory)
+
+
+def _prepared() -> list[str]:
+    with connection.cursor() as cursor:  # Django's cursor: binds in the client, never prepares
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return [" ".join(row[0].split()) for row in cursor.fetchall()]
+
+
+def test_a_moves_statements_are_prepared_on_its_connection_and_djangos_are_not():
+    code, _tickets, _game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, None)  # the locked way
+    _move(code, 1, memory)  # the locked way, then remembered
+    _move(code, 2, memory)  # remembered: the one writing WITH
+    prepared = _prepared()
+    assert any(sql.startswith("WITH written AS (UPDATE") for sql in prepared), prepared
+    assert any("FOR UPDATE" in sql for sql in prepared), prepared  # the room's and the game's locked reads
+    assert any(sql.startswith('INSERT INTO "rooms_move"') for sql in prepared), prepared
+    assert any(sql.startswith('UPDATE "rooms_game"') for sql in prepared), prepared
+    assert all("$1" in sql for sql in prepared), prepared  # bound on the server, never a literal move
+    assert not any("pg_prepared_statements" in sql for sql in prepared)
+
+
+def test_a_new_connection_prepares_them_again_and_a_schema_change_does_not_break_them():
+    code, _tickets, _game = started_room(4)
+    memory: dict = {}
+    _move(code, 0, memory)
+    _move(code, 1, memory)
+    assert _prepared()
+    connection.close()  # as the server dropping it, or CONN_MAX_AGE: the next move opens another
+    _move(code, 2, memory)
+    assert any(sql.startswith("WITH written AS (UPDATE") for sql in _prepared())
+    with connection.cursor() as cursor:  # a migration between moves, on the tables the statements use
+        cursor.execute('ALTER TABLE "rooms_game" ADD COLUMN "prepared_test" integer')
+        cursor.execute('ALTER TABLE "rooms_move" ADD COLUMN "prepared_test" integer')
+    try:
+        _move(code, 3, memory)
+        _move(code, 0, None)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute('ALTER TABLE "rooms_game" DROP COLUMN "prepared_test"')
+            cursor.execute('ALTER TABLE "rooms_move" DROP COLUMN "prepared_test"')
+    assert Move.objects.filter(game=game_in_play(code)).count() == 5
+
+
+def test_a_remembered_move_stops_waiting_on_a_held_row_at_the_lock_timeout_and_goes_the_locked_way():
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, memory)
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_game():
+        try:
+            with transaction.atomic():
+                Game.objects.select_for_update().get(pk=game.pk)
+                held.set()
+                release.wait(5)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_game)
+    holder.start()
+    assert held.wait(5)
+    threading.Timer(1.0, release.set).start()
+    tries: list[tuple[bool, float]] = []
+    run = services._MOVE_WHERE_VERSION.run
+
+    def timed_run(*args):
+        started = time.monotonic()
+        written = run(*args)
+        tries.append((written, time.monotonic() - started))
+        return written
+
+    with mock.patch.object(services._MOVE_WHERE_VERSION, "run", timed_run):
+        played = _move(code, 1, memory)
+    holder.join()
+    assert len(tries) == 1
+    written, waited = tries[0]
+    assert not written  # refused at the lock timeout, not written after the holder let go
+    assert services._MoveWhereVersion.LOCK_TIMEOUT_MS / 1e3 <= waited < 0.6, waited
+    assert played.seq == 2  # then played under the locks, once the row was free
+    assert list(Move.objects.filter(game=game).order_by("seq").values_list("seq", "seat")) == [(1, 0), (2, 1)]
+    with connection.cursor() as cursor:  # the timeout lasted only for the statement's own transaction
+        cursor.execute("SHOW lock_timeout")
+        assert cursor.fetchone()[0] == "0"
