@@ -337,10 +337,11 @@ class _MoveWhereVersion:
     round trip with its commit, and nothing written when another writer came first. Each value is prepared
     by its field, as the two statements above do.
 
-    A move that would wait longer than LOCK_TIMEOUT_MS on the game's row goes the locked way instead (the
-    last look came before this statement, so it must not be kept long after it). The timeout is set by the
-    statement itself, for its own transaction, before it reaches the row: a SET LOCAL sent with it would
-    make two commands, which cannot be prepared."""
+    A move that would wait longer than LOCK_TIMEOUT_MS on a lock goes the locked way instead (the last look
+    came before this statement, so it must not be kept long after it). On PostgreSQL the timeout must be in
+    force before the prepared statement is bound: binding takes the tables' locks (a CREATE INDEX holds
+    them), before anything inside the statement runs. So BEGIN, SET LOCAL, the statement and COMMIT go
+    together in one pipeline, one round trip ended by its Sync."""
 
     LOCK_TIMEOUT_MS = 100
 
@@ -355,12 +356,8 @@ class _MoveWhereVersion:
             assigned = ", ".join(f"{quote(field.column)} = %s" for field in self.update.fields)
             columns = ", ".join(quote(field.column) for field in self.insert.fields)
             self.sql = (
-                # The uncorrelated sub-select runs once, before the update looks at any row (an initPlan):
-                # set_config(..., true) lasts until the statement's own commit, as SET LOCAL does.
                 f"WITH written AS (UPDATE {quote(game.db_table)} SET {assigned} "
-                f"WHERE {quote(game.pk.column)} = %s AND {quote('version')} = %s "
-                f"AND (SELECT set_config('lock_timeout', '{self.LOCK_TIMEOUT_MS}ms', true)) IS NOT NULL "
-                f"RETURNING 1) "
+                f"WHERE {quote(game.pk.column)} = %s AND {quote('version')} = %s RETURNING 1) "
                 f"INSERT INTO {quote(move.db_table)} ({columns}) "
                 f"SELECT {', '.join(['%s'] * len(self.insert.fields))} FROM written")
         return self.sql
@@ -372,12 +369,37 @@ class _MoveWhereVersion:
         params += [field.get_db_prep_save(field.pre_save(move, True), connection) for field in self.insert.fields]
         try:
             with _hot_cursor() as cursor:
-                cursor.execute(self._statement(), params)
-                return cursor.rowcount == 1
-        except OperationalError as error:  # the game's row was held longer than the lock timeout
+                if connection.vendor != "postgresql":
+                    cursor.execute(self._statement(), params)
+                    return cursor.rowcount == 1
+                return self._run_in_pipeline(cursor, params)
+        except OperationalError as error:  # a lock was held longer than the lock timeout
             if getattr(error.__cause__, "sqlstate", None) == _LOCK_NOT_AVAILABLE:
                 return False
             raise
+
+    def _run_in_pipeline(self, cursor, params: list) -> bool:
+        # Django's cursor (its health check and connection already done) keeps its query log and wrappers;
+        # psycopg's own connection sends the transaction's commands, never prepared (they take no params).
+        from psycopg.pq import TransactionStatus
+
+        session = connection.connection
+        try:
+            with connection.wrap_database_errors:  # Django's errors, and its note to check the connection
+                with session.pipeline():
+                    session.execute("BEGIN", prepare=False)
+                    session.execute(f"SET LOCAL lock_timeout = '{self.LOCK_TIMEOUT_MS}ms'", prepare=False)
+                    cursor.execute(self._statement(), params)
+                    session.execute("COMMIT", prepare=False)
+                # the pipeline's exit sent the Sync and read every result
+                return cursor.rowcount == 1
+        finally:
+            # A failed statement leaves the BEGIN's transaction aborted (the COMMIT was skipped): end it, so
+            # the connection is back in autocommit with no transaction, as Django believes it is. psycopg
+            # drops its prepared statements on a ROLLBACK: the next moves prepare theirs again, once.
+            if not session.closed and session.info.transaction_status != TransactionStatus.IDLE:
+                with connection.wrap_database_errors:
+                    session.rollback()
 
 
 _LOCK_NOT_AVAILABLE = "55P03"

@@ -114,3 +114,71 @@ def test_a_remembered_move_stops_waiting_on_a_held_row_at_the_lock_timeout_and_g
     with connection.cursor() as cursor:  # the timeout lasted only for the statement's own transaction
         cursor.execute("SHOW lock_timeout")
         assert cursor.fetchone()[0] == "0"
+
+
+
+def _other_session():
+    """A connection of its own to the test database, as another process (a migration, a CREATE INDEX) has."""
+    import psycopg
+
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("prepare_threshold", None)
+    return psycopg.connect(**params, autocommit=True)
+
+
+def _timed_move(code: str, seat: int, memory: dict) -> tuple[Game, list[tuple[bool, float]]]:
+    """The move, and each remembered try's outcome and time."""
+    tries: list[tuple[bool, float]] = []
+    run = services._MOVE_WHERE_VERSION.run
+
+    def timed_run(*args):
+        started = time.monotonic()
+        written = run(*args)
+        tries.append((written, time.monotonic() - started))
+        return written
+
+    with mock.patch.object(services._MOVE_WHERE_VERSION, "run", timed_run):
+        played = _move(code, seat, memory)
+    return played, tries
+
+
+def _no_timeout_and_no_transaction_left():
+    from psycopg.pq import TransactionStatus
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW lock_timeout")
+        assert cursor.fetchone()[0] == "0"
+    assert connection.connection.info.transaction_status == TransactionStatus.IDLE
+    assert connection.get_autocommit() and not connection.in_atomic_block
+
+
+def test_a_remembered_move_stops_waiting_on_a_held_table_lock_at_the_lock_timeout():
+    # Binding a prepared statement takes its tables' locks before anything in the statement runs: a lock
+    # timeout set inside it would come too late for a CREATE INDEX's SHARE lock on the moves.
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, None)  # the locked way
+    _move(code, 1, memory)  # the locked way, then remembered
+    _move(code, 2, memory)  # remembered: its statement is now prepared on this connection
+    assert any(sql.startswith("WITH written AS (UPDATE") for sql in _prepared())
+    holder = _other_session()
+    try:
+        holder.execute("BEGIN")
+        holder.execute('LOCK TABLE "rooms_move" IN SHARE MODE')
+        releasing = threading.Timer(1.0, holder.execute, args=("COMMIT",))
+        releasing.start()
+        played, tries = _timed_move(code, 0, memory)
+        releasing.join()
+    finally:
+        holder.close()
+    assert len(tries) == 1
+    written, waited = tries[0]
+    assert not written, waited  # refused at the lock timeout, not written after the holder let go
+    assert waited < 0.6, waited
+    assert played.seq == 4  # then played under the locks, once the table was free
+    assert Move.objects.filter(game=game).count() == 4
+    _no_timeout_and_no_transaction_left()
+    played, tries = _timed_move(code, 1, memory)  # the next remembered move is written again
+    assert [written for written, _waited in tries] == [True] and played.seq == 5
+    _no_timeout_and_no_transaction_left()
