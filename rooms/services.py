@@ -188,16 +188,33 @@ def _preparing_cursor_class():
     time it runs on a connection (psycopg keeps the prepared names with its connection, so a new connection
     prepares them again). Django's own cursors keep binding in the client."""
     from django.db.backends.postgresql.base import ServerBindingCursor
+    from psycopg.errors import FeatureNotSupported
+    from psycopg.pq import TransactionStatus
 
     class PreparingCursor(ServerBindingCursor):
         def execute(self, query, params=None, *, prepare=True, binary=None):
-            super().execute(query, params, prepare=prepare, binary=binary)
+            try:
+                super().execute(query, params, prepare=prepare, binary=binary)
+            except FeatureNotSupported as error:
+                if error.diag.message_primary != _STALE_RESULT_TYPE:
+                    raise
+                # Another process's migration changed the type of a column this statement returns, and
+                # PostgreSQL refuses its prepared plan until it is dropped. Outside a transaction it is
+                # dropped (psycopg forgets its names when it sees DEALLOCATE ALL) and run again, once. Inside
+                # one the transaction is lost: it is raised, and the ROLLBACK makes psycopg drop them all.
+                if self.connection.info.transaction_status != TransactionStatus.IDLE:
+                    raise
+                self.connection.execute("DEALLOCATE ALL", prepare=False)
+                super().execute(query, params, prepare=prepare, binary=binary)
             if self._query is None and connection.queries_logged:
                 # psycopg keeps no text of a prepared statement's run, which Django's query log reads
                 self._query = _LoggedStatement(query, params)
             return self
 
     return PreparingCursor
+
+
+_STALE_RESULT_TYPE = "cached plan must not change result type"  # with SQLSTATE 0A000
 
 
 @dataclass(frozen=True)

@@ -182,3 +182,37 @@ def test_a_remembered_move_stops_waiting_on_a_held_table_lock_at_the_lock_timeou
     played, tries = _timed_move(code, 1, memory)  # the next remembered move is written again
     assert [written for written, _waited in tries] == [True] and played.seq == 5
     _no_timeout_and_no_transaction_left()
+
+
+def test_a_column_type_changed_by_another_process_does_not_break_the_prepared_reads():
+    # PostgreSQL refuses to run a prepared statement whose result columns' types changed ("cached plan must
+    # not change result type"): a migration elsewhere widening a selected column must not leave every read
+    # of this connection failing until it is recycled.
+    from django.db import NotSupportedError
+
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, None)
+    _move(code, 1, memory)
+    room = game.room
+    assert services._current_game(room).pk == game.pk  # its read is now prepared on this connection
+    other = _other_session()
+    try:
+        other.execute('ALTER TABLE "rooms_game" ALTER COLUMN "game" TYPE varchar(30)')
+        assert services._current_game(room).pk == game.pk  # outside a transaction: prepared again, once
+        assert services._current_game(room).pk == game.pk
+        with transaction.atomic():  # the locked read, prepared again
+            assert services._current_game(room, lock=True).pk == game.pk
+        other.execute('ALTER TABLE "rooms_game" ALTER COLUMN "game" TYPE varchar(40)')
+        with pytest.raises(NotSupportedError), transaction.atomic():  # inside one, its transaction is lost
+            services._current_game(room, lock=True)
+        with transaction.atomic():  # the rollback dropped them all: the next transaction prepares them again
+            assert services._current_game(room, lock=True).pk == game.pk
+        assert services._current_game(room).pk == game.pk
+        played = _move(code, 2, memory)  # and moves go on, the remembered one too
+        assert played.seq == 3
+        assert Move.objects.filter(game=game).count() == 3
+    finally:
+        other.execute('ALTER TABLE "rooms_game" ALTER COLUMN "game" TYPE varchar(20)')
+        other.close()
+        connection.close()  # its statements were prepared for the wider column
