@@ -230,7 +230,7 @@ class _LoggedStatement:
 def _hot_cursor():
     """Django's cursor (its health check, a connection when none is open, its errors, its execute wrappers)
     for the statements every move runs. On PostgreSQL they are prepared: parsed and planned once per
-    connection, not for every move, which took a third of the server's CPU a move (docs/benchmarks.md)."""
+    connection, not for every move, which took a quarter of the server's CPU a move (docs/benchmarks.md)."""
     cursor = connection.cursor()
     if connection.vendor == "postgresql":
         cursor.cursor = _preparing_cursor_class()(connection.connection)
