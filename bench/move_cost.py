@@ -26,6 +26,7 @@ when none answers), under a key prefix of its own that it deletes at the end.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import io
 import json
@@ -214,11 +215,10 @@ def run(args) -> int:
                         profile.enable()
                     if sent is not None:
                         sent.on = timing
-                    started, started_cpu = time.perf_counter(), time.thread_time()
-                    play(request)
-                    ended, ended_cpu = time.perf_counter(), time.thread_time()
-                    if sent is not None:
-                        sent.on = False
+                    with sent if sent is not None else contextlib.nullcontext():
+                        started, started_cpu = time.perf_counter(), time.thread_time()
+                        play(request)
+                        ended, ended_cpu = time.perf_counter(), time.thread_time()
                     if timing and profile is not None:
                         profile.disable()
                 played += 1
@@ -231,6 +231,7 @@ def run(args) -> int:
                         statements[0] = 0
                         if sent is not None:
                             sent.sent.clear()
+                            sent.round_trips = 0
                         backend = BackendCPU() if connection.vendor == "postgresql" else None
                     elif backend is not None:
                         backend.look()
@@ -247,7 +248,7 @@ def run(args) -> int:
     if sent is not None:
         moves = max(1, len(wall) - 1)
         print(f"sent to PostgreSQL a move ({sum(sent.sent.values()) / moves:.2f} in all, the health check "
-              f"and transaction commands included):")
+              f"and transaction commands included; {sent.round_trips / moves:.2f} round trips):")
         for sql, count in sent.sent.most_common():
             print(f"  {count / moves:5.2f}  {sql}")
     print_profile(profile, args.top)
@@ -283,35 +284,93 @@ class BackendCPU:
 
 
 class SentCounter:
-    """What this process sends to PostgreSQL while `on`, counted by the statement's beginning, below Django:
-    its connection health check runs on psycopg's cursor directly, out of reach of execute wrappers, and
-    psycopg sends BEGIN and COMMIT itself."""
+    """What this process sends to PostgreSQL while `on`, from libpq's own trace of the protocol (psycopg's
+    public PGconn.trace()), below Django: the health check, and the BEGIN and COMMIT psycopg sends itself,
+    which execute wrappers never see, included. A prepared statement's run is a Bind naming it, its text
+    found in the Parse that prepared it on that connection (every move is traced, the untimed ones too, so
+    that Parse is seen). Also counts the round trips (each ReadyForQuery awaited).
+
+    Each move is traced on its own: libpq writes through a buffer it flushes only when the trace stops."""
+
+    PREPARED = "prepared: "
 
     def __init__(self):
         import collections
+        import tempfile
 
-        import psycopg
-        from psycopg._connection_base import BaseConnection
+        from django.db.backends.signals import connection_created
 
         self.sent: collections.Counter = collections.Counter()
+        self.round_trips = 0
         self.on = False
-        execute, command = psycopg.Cursor.execute, BaseConnection._exec_command
+        self.file = tempfile.TemporaryFile("w+b")  # noqa: SIM115 - kept open for the run
+        self.names: dict[str, str] = {}  # a statement's name on the connection traced -> its text
+        self.backend: int | None = None
+        self.traced: list = []
+        connection_created.connect(self.created, weak=False)
 
-        def counted_execute(cursor, query, *args, **kwargs):
-            self.count(query)
-            return execute(cursor, query, *args, **kwargs)
+    def trace(self, pgconn) -> None:
+        from psycopg import pq
 
-        def counted_command(connection, query, *args, **kwargs):
-            self.count(query.as_string(connection) if hasattr(query, "as_string") else query)
-            return command(connection, query, *args, **kwargs)
+        pgconn.trace(self.file.fileno())
+        pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS)
+        self.traced.append(pgconn)
 
-        psycopg.Cursor.execute = counted_execute
-        BaseConnection._exec_command = counted_command
+    def created(self, sender, connection, **kwargs) -> None:  # a connection opened during a traced move
+        if self.traced and connection.vendor == "postgresql":
+            self.trace(connection.connection.pgconn)
 
-    def count(self, query) -> None:
-        if self.on:
-            text = query.decode() if isinstance(query, bytes) else str(query)
-            self.sent[" ".join(text.split())[:90]] += 1
+    def __enter__(self):
+        from django.db import connection
+
+        self.file.seek(0)
+        self.file.truncate()
+        if connection.connection is not None:
+            if connection.connection.info.backend_pid != self.backend:  # another connection, other names
+                self.backend = connection.connection.info.backend_pid
+                # those it prepared before its trace (the set-up's moves), from the server's view
+                self.names = dict(connection.connection.execute(
+                    "SELECT name, statement FROM pg_prepared_statements").fetchall())
+            self.trace(connection.connection.pgconn)
+        return self
+
+    def __exit__(self, *exc):
+        for pgconn in self.traced:
+            if pgconn.status == 0:  # still open (CONNECTION_OK)
+                pgconn.untrace()
+        self.traced.clear()
+        self.file.seek(0)
+        for line in self.file.read().decode(errors="replace").splitlines():
+            self.read(line)
+
+    def read(self, line: str) -> None:
+        import re
+
+        direction, _length, kind, *rest = line.split("\t", 3) + [""]
+        text = rest[0].strip()
+        if direction == "B":
+            self.round_trips += self.on and kind == "ReadyForQuery"
+            return
+        key = None
+        if kind == "Query":
+            key = text[1:-1]
+        elif kind == "Parse":
+            name, _, query = text.partition(" ")
+            name = name.strip('"')
+            query = re.sub(r'" \d+( \d+)*$', "", query)[1:]
+            if name:
+                self.names[name] = query  # named: prepared, run by a Bind below
+                key = "prepare: " + query
+            else:
+                key = query
+        elif kind == "Bind":
+            statement = text.split(" ")[1].strip('"')
+            if statement:
+                key = self.PREPARED + self.names.get(statement, statement)
+        if key is not None and self.on:
+            # Django binds its own queries in the client: their values, as placeholders, to count them together
+            key = re.sub(r"= \d+", "= N", re.sub(r"'(?:[^']|'')*'", "'…'", key))
+            self.sent[" ".join(key.split())[:90]] += 1
 
 
 def print_profile(profile: cProfile.Profile | None, top: int) -> None:

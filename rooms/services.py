@@ -182,6 +182,61 @@ class _Compiled:
 COMPILED_ON_CONNECTION = "wickwise_compiled"  # the attribute of a connection that holds its compiled reads
 
 
+@functools.cache
+def _preparing_cursor_class():
+    """On PostgreSQL, a cursor that binds its parameters on the server and prepares each statement the first
+    time it runs on a connection (psycopg keeps the prepared names with its connection, so a new connection
+    prepares them again). Django's own cursors keep binding in the client."""
+    from django.db.backends.postgresql.base import ServerBindingCursor
+    from psycopg.errors import FeatureNotSupported
+    from psycopg.pq import TransactionStatus
+
+    class PreparingCursor(ServerBindingCursor):
+        def execute(self, query, params=None, *, prepare=True, binary=None):
+            try:
+                super().execute(query, params, prepare=prepare, binary=binary)
+            except FeatureNotSupported as error:
+                if error.diag.message_primary != _STALE_RESULT_TYPE:
+                    raise
+                # Another process's migration changed the type of a column this statement returns, and
+                # PostgreSQL refuses its prepared plan until it is dropped. Outside a transaction it is
+                # dropped (psycopg forgets its names when it sees DEALLOCATE ALL) and run again, once. Inside
+                # one the transaction is lost: it is raised, and the ROLLBACK makes psycopg drop them all.
+                if self.connection.info.transaction_status != TransactionStatus.IDLE:
+                    raise
+                self.connection.execute("DEALLOCATE ALL", prepare=False)
+                super().execute(query, params, prepare=prepare, binary=binary)
+            if self._query is None and connection.queries_logged:
+                # psycopg keeps no text of a prepared statement's run, which Django's query log reads
+                self._query = _LoggedStatement(query, params)
+            return self
+
+    return PreparingCursor
+
+
+_STALE_RESULT_TYPE = "cached plan must not change result type"  # with SQLSTATE 0A000
+
+
+@dataclass(frozen=True)
+class _LoggedStatement:
+    sql: str
+    params: list | tuple | None
+
+    @property
+    def query(self) -> bytes:  # as Django logs a statement bound on the server
+        return connection.ops.compose_sql(self.sql, self.params).encode()
+
+
+def _hot_cursor():
+    """Django's cursor (its health check, a connection when none is open, its errors, its execute wrappers)
+    for the statements every move runs. On PostgreSQL they are prepared: parsed and planned once per
+    connection, not for every move, which took a quarter of the server's CPU a move (docs/benchmarks.md)."""
+    cursor = connection.cursor()
+    if connection.vendor == "postgresql":
+        cursor.cursor = _preparing_cursor_class()(connection.connection)
+    return cursor
+
+
 class _CompiledQuery:
     """A query that every move runs, compiled by the ORM once per database connection, then run on a plain
     cursor, its rows converted by the ORM's own converters for its columns, as a queryset converts them.
@@ -215,7 +270,7 @@ class _CompiledQuery:
 
     def _rows(self, params: tuple) -> tuple[_Compiled, list]:
         compiled = self._compiled(params)
-        with connection.cursor() as cursor:
+        with _hot_cursor() as cursor:
             cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()
         if compiled.converters:
@@ -283,7 +338,7 @@ class _CompiledSave:
             params.append(instance.pk)
         if self.where_version:
             params.append(version)
-        with connection.cursor() as cursor:
+        with _hot_cursor() as cursor:
             cursor.execute(self._statement(), params)
             return cursor.rowcount
 
@@ -297,7 +352,13 @@ class _MoveWhereVersion:
     """A move's two writes in one statement (PostgreSQL: a writing WITH), the game's only where its row
     still has the version read, and the move's only if the game's was: run outside any transaction, one
     round trip with its commit, and nothing written when another writer came first. Each value is prepared
-    by its field, as the two statements above do."""
+    by its field, as the two statements above do.
+
+    A move that would wait longer than LOCK_TIMEOUT_MS on a lock goes the locked way instead (the last look
+    came before this statement, so it must not be kept long after it). On PostgreSQL the timeout must be in
+    force before the prepared statement is bound: binding takes the tables' locks (a CREATE INDEX holds
+    them), before anything inside the statement runs. So BEGIN, SET LOCAL, the statement and COMMIT go
+    together in one pipeline, one round trip ended by its Sync."""
 
     LOCK_TIMEOUT_MS = 100
 
@@ -312,10 +373,6 @@ class _MoveWhereVersion:
             assigned = ", ".join(f"{quote(field.column)} = %s" for field in self.update.fields)
             columns = ", ".join(quote(field.column) for field in self.insert.fields)
             self.sql = (
-                # Sent as one message with the statement it guards: they run as one transaction, and a move
-                # that would wait longer on the game's row goes the locked way instead (the last look came
-                # before this statement, so it must not be kept long after it).
-                f"SET LOCAL lock_timeout = '{self.LOCK_TIMEOUT_MS}ms'; "
                 f"WITH written AS (UPDATE {quote(game.db_table)} SET {assigned} "
                 f"WHERE {quote(game.pk.column)} = %s AND {quote('version')} = %s RETURNING 1) "
                 f"INSERT INTO {quote(move.db_table)} ({columns}) "
@@ -328,14 +385,38 @@ class _MoveWhereVersion:
         params += [game.pk, read_version]
         params += [field.get_db_prep_save(field.pre_save(move, True), connection) for field in self.insert.fields]
         try:
-            with connection.cursor() as cursor:
-                cursor.execute(self._statement(), params)
-                cursor.nextset()  # the SET's result, then the statement's
-                return cursor.rowcount == 1
-        except OperationalError as error:  # the game's row was held longer than the lock timeout
+            with _hot_cursor() as cursor:
+                if connection.vendor != "postgresql":
+                    cursor.execute(self._statement(), params)
+                    return cursor.rowcount == 1
+                return self._run_in_pipeline(cursor, params)
+        except OperationalError as error:  # a lock was held longer than the lock timeout
             if getattr(error.__cause__, "sqlstate", None) == _LOCK_NOT_AVAILABLE:
                 return False
             raise
+
+    def _run_in_pipeline(self, cursor, params: list) -> bool:
+        # Django's cursor (its health check and connection already done) keeps its query log and wrappers;
+        # psycopg's own connection sends the transaction's commands, never prepared (they take no params).
+        from psycopg.pq import TransactionStatus
+
+        session = connection.connection
+        try:
+            with connection.wrap_database_errors:  # Django's errors, and its note to check the connection
+                with session.pipeline():
+                    session.execute("BEGIN", prepare=False)
+                    session.execute(f"SET LOCAL lock_timeout = '{self.LOCK_TIMEOUT_MS}ms'", prepare=False)
+                    cursor.execute(self._statement(), params)
+                    session.execute("COMMIT", prepare=False)
+                # the pipeline's exit sent the Sync and read every result
+                return cursor.rowcount == 1
+        finally:
+            # A failed statement leaves the BEGIN's transaction aborted (the COMMIT was skipped): end it, so
+            # the connection is back in autocommit with no transaction, as Django believes it is. psycopg
+            # drops its prepared statements on a ROLLBACK: the next moves prepare theirs again, once.
+            if not session.closed and session.info.transaction_status != TransactionStatus.IDLE:
+                with connection.wrap_database_errors:
+                    session.rollback()
 
 
 _LOCK_NOT_AVAILABLE = "55P03"

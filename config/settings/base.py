@@ -95,6 +95,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     })
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / "test.sqlite3")}
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django turns psycopg's prepared statements off unless given a threshold. Only rooms.services' cursor for
+    # the statements of every move binds on the server and asks for them; Django's cursors bind in the client,
+    # which never prepares. The threshold still makes psycopg count every query on the connection, and once
+    # it holds prepared statements, any ROLLBACK it sees (a refused move's, ROLLBACK TO SAVEPOINT too), ALTER
+    # or DROP makes it drop them all (DEALLOCATE ALL, a round trip more). Acceptable: each is prepared again
+    # once, at its next run, and these are rare next to moves.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -1,0 +1,217 @@
+"""On PostgreSQL the statements every move runs (rooms.services' compiled reads and writes, and a remembered
+game's one writing WITH) are bound on the server and prepared once per connection; Django's own queries are
+not. The remembered move's lock timeout is set before its prepared statement is bound, in the same round trip,
+so a move that would wait on the game's row or on a table lock goes the locked way. A column type changed by
+another process's migration does not leave the prepared reads failing."""
+
+from __future__ import annotations
+
+import threading
+import time
+from unittest import mock
+
+import pytest
+from django.db import connection, transaction
+
+from rooms import services
+from rooms.models import Game, Move
+from tests.rooms.helpers import candle_for, game_in_play, started_room
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _postgresql_only():
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements and lock timeouts are PostgreSQL's")
+
+
+def _move(code: str, seat: int, memory: dict | None) -> Game:
+    game = game_in_play(code)
+    return services.submit_move(room_code=code, seat=seat, seq=game.seq, action=candle_for(game, seat),
+                                games_in_play=memory)
+
+
+def _prepared() -> list[str]:
+    with connection.cursor() as cursor:  # Django's cursor: binds in the client, never prepares
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return [" ".join(row[0].split()) for row in cursor.fetchall()]
+
+
+def test_a_moves_statements_are_prepared_on_its_connection_and_djangos_are_not():
+    code, _tickets, _game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, None)  # the locked way
+    _move(code, 1, memory)  # the locked way, then remembered
+    _move(code, 2, memory)  # remembered: the one writing WITH
+    prepared = _prepared()
+    assert any(sql.startswith("WITH written AS (UPDATE") for sql in prepared), prepared
+    assert any("FOR UPDATE" in sql for sql in prepared), prepared  # the room's and the game's locked reads
+    assert any(sql.startswith('INSERT INTO "rooms_move"') for sql in prepared), prepared
+    assert any(sql.startswith('UPDATE "rooms_game"') for sql in prepared), prepared
+    assert all("$1" in sql for sql in prepared), prepared  # bound on the server, never a literal move
+    assert not any("pg_prepared_statements" in sql for sql in prepared)
+
+
+def test_a_new_connection_prepares_them_again_and_a_schema_change_does_not_break_them():
+    code, _tickets, _game = started_room(4)
+    memory: dict = {}
+    _move(code, 0, memory)
+    _move(code, 1, memory)
+    assert _prepared()
+    connection.close()  # as the server dropping it, or CONN_MAX_AGE: the next move opens another
+    _move(code, 2, memory)
+    assert any(sql.startswith("WITH written AS (UPDATE") for sql in _prepared())
+    with connection.cursor() as cursor:  # a migration between moves, on the tables the statements use
+        cursor.execute('ALTER TABLE "rooms_game" ADD COLUMN "prepared_test" integer')
+        cursor.execute('ALTER TABLE "rooms_move" ADD COLUMN "prepared_test" integer')
+    try:
+        _move(code, 3, memory)
+        _move(code, 0, None)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute('ALTER TABLE "rooms_game" DROP COLUMN "prepared_test"')
+            cursor.execute('ALTER TABLE "rooms_move" DROP COLUMN "prepared_test"')
+    assert Move.objects.filter(game=game_in_play(code)).count() == 5
+
+
+def test_a_remembered_move_stops_waiting_on_a_held_row_at_the_lock_timeout_and_goes_the_locked_way():
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, memory)
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_game():
+        try:
+            with transaction.atomic():
+                Game.objects.select_for_update().get(pk=game.pk)
+                held.set()
+                release.wait(5)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_game)
+    holder.start()
+    assert held.wait(5)
+    threading.Timer(1.0, release.set).start()
+    tries: list[tuple[bool, float]] = []
+    run = services._MOVE_WHERE_VERSION.run
+
+    def timed_run(*args):
+        started = time.monotonic()
+        written = run(*args)
+        tries.append((written, time.monotonic() - started))
+        return written
+
+    with mock.patch.object(services._MOVE_WHERE_VERSION, "run", timed_run):
+        played = _move(code, 1, memory)
+    holder.join()
+    assert len(tries) == 1
+    written, waited = tries[0]
+    assert not written  # refused at the lock timeout, not written after the holder let go
+    assert services._MoveWhereVersion.LOCK_TIMEOUT_MS / 1e3 <= waited < 0.6, waited
+    assert played.seq == 2  # then played under the locks, once the row was free
+    assert list(Move.objects.filter(game=game).order_by("seq").values_list("seq", "seat")) == [(1, 0), (2, 1)]
+    _no_timeout_and_no_transaction_left()  # the timeout lasted only for the statement's own transaction
+
+
+
+def _other_session():
+    """A connection of its own to the test database, as another process (a migration, a CREATE INDEX) has."""
+    import psycopg
+
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("prepare_threshold", None)
+    return psycopg.connect(**params, autocommit=True)
+
+
+def _timed_move(code: str, seat: int, memory: dict) -> tuple[Game, list[tuple[bool, float]]]:
+    """The move, and each remembered try's outcome and time."""
+    tries: list[tuple[bool, float]] = []
+    run = services._MOVE_WHERE_VERSION.run
+
+    def timed_run(*args):
+        started = time.monotonic()
+        written = run(*args)
+        tries.append((written, time.monotonic() - started))
+        return written
+
+    with mock.patch.object(services._MOVE_WHERE_VERSION, "run", timed_run):
+        played = _move(code, seat, memory)
+    return played, tries
+
+
+def _no_timeout_and_no_transaction_left():
+    from psycopg.pq import TransactionStatus
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW lock_timeout")
+        assert cursor.fetchone()[0] == "0"
+    assert connection.connection.info.transaction_status == TransactionStatus.IDLE
+    assert connection.get_autocommit() and not connection.in_atomic_block
+
+
+def test_a_remembered_move_stops_waiting_on_a_held_table_lock_at_the_lock_timeout():
+    # Binding a prepared statement takes its tables' locks before anything in the statement runs: a lock
+    # timeout set inside it would come too late for a CREATE INDEX's SHARE lock on the moves.
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, None)  # the locked way
+    _move(code, 1, memory)  # the locked way, then remembered
+    _move(code, 2, memory)  # remembered: its statement is now prepared on this connection
+    assert any(sql.startswith("WITH written AS (UPDATE") for sql in _prepared())
+    holder = _other_session()
+    try:
+        holder.execute("BEGIN")
+        holder.execute('LOCK TABLE "rooms_move" IN SHARE MODE')
+        releasing = threading.Timer(1.0, holder.execute, args=("COMMIT",))
+        releasing.start()
+        played, tries = _timed_move(code, 0, memory)
+        releasing.join()
+    finally:
+        holder.close()
+    assert len(tries) == 1
+    written, waited = tries[0]
+    assert not written, waited  # refused at the lock timeout, not written after the holder let go
+    assert waited < 0.6, waited
+    assert played.seq == 4  # then played under the locks, once the table was free
+    assert Move.objects.filter(game=game).count() == 4
+    _no_timeout_and_no_transaction_left()
+    played, tries = _timed_move(code, 1, memory)  # the next remembered move is written again
+    assert [written for written, _waited in tries] == [True] and played.seq == 5
+    _no_timeout_and_no_transaction_left()
+
+
+def test_a_column_type_changed_by_another_process_does_not_break_the_prepared_reads():
+    # PostgreSQL refuses to run a prepared statement whose result columns' types changed ("cached plan must
+    # not change result type"): a migration elsewhere widening a selected column must not leave every read
+    # of this connection failing until it is recycled.
+    from django.db import NotSupportedError
+
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, None)
+    _move(code, 1, memory)
+    room = game.room
+    assert services._current_game(room).pk == game.pk  # its read is now prepared on this connection
+    other = _other_session()
+    try:
+        other.execute('ALTER TABLE "rooms_game" ALTER COLUMN "game" TYPE varchar(30)')
+        assert services._current_game(room).pk == game.pk  # outside a transaction: prepared again, once
+        assert services._current_game(room).pk == game.pk
+        with transaction.atomic():  # the locked read, prepared again
+            assert services._current_game(room, lock=True).pk == game.pk
+        other.execute('ALTER TABLE "rooms_game" ALTER COLUMN "game" TYPE varchar(40)')
+        with pytest.raises(NotSupportedError), transaction.atomic():  # inside one, its transaction is lost
+            services._current_game(room, lock=True)
+        with transaction.atomic():  # the rollback dropped them all: the next transaction prepares them again
+            assert services._current_game(room, lock=True).pk == game.pk
+        assert services._current_game(room).pk == game.pk
+        played = _move(code, 2, memory)  # and moves go on, the remembered one too
+        assert played.seq == 3
+        assert Move.objects.filter(game=game).count() == 3
+    finally:
+        other.execute('ALTER TABLE "rooms_game" ALTER COLUMN "game" TYPE varchar(20)')
+        other.close()
+        connection.close()  # its statements were prepared for the wider column
