@@ -195,13 +195,13 @@ def _preparing_cursor_class():
         def execute(self, query, params=None, *, prepare=True, binary=None):
             try:
                 super().execute(query, params, prepare=prepare, binary=binary)
-            except FeatureNotSupported as error:
-                if error.diag.message_primary != _STALE_RESULT_TYPE:
-                    raise
+            except FeatureNotSupported:
                 # Another process's migration changed the type of a column this statement returns, and
-                # PostgreSQL refuses its prepared plan until it is dropped. Outside a transaction it is
-                # dropped (psycopg forgets its names when it sees DEALLOCATE ALL) and run again, once. Inside
-                # one the transaction is lost: it is raised, and the ROLLBACK makes psycopg drop them all.
+                # PostgreSQL refuses its prepared plan until it is dropped ("cached plan must not change
+                # result type"). Told by its SQLSTATE alone: the server may word it in another language, and
+                # any other 0A000 fails the second run too, having written nothing. Outside a transaction the
+                # plans are dropped (psycopg forgets its names when it sees DEALLOCATE ALL) and it runs again,
+                # once. Inside one the transaction is lost: it is raised, and the ROLLBACK drops them all.
                 if self.connection.info.transaction_status != TransactionStatus.IDLE:
                     raise
                 self.connection.execute("DEALLOCATE ALL", prepare=False)
@@ -212,9 +212,6 @@ def _preparing_cursor_class():
             return self
 
     return PreparingCursor
-
-
-_STALE_RESULT_TYPE = "cached plan must not change result type"  # with SQLSTATE 0A000
 
 
 @dataclass(frozen=True)
@@ -400,6 +397,8 @@ class _MoveWhereVersion:
         # psycopg's own connection sends the transaction's commands, never prepared (they take no params).
         from psycopg.pq import TransactionStatus
 
+        if connection.in_atomic_block:  # its COMMIT would commit the caller's transaction
+            raise RuntimeError("the remembered move runs outside any transaction")
         session = connection.connection
         try:
             with connection.wrap_database_errors:  # Django's errors, and its note to check the connection
