@@ -9,6 +9,7 @@ import copy
 import json
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from unittest import mock
@@ -19,7 +20,7 @@ from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from games import fairness, registry
@@ -164,6 +165,33 @@ def timers() -> dict[str, float]:
 
 def expiry_index() -> dict[str, float]:
     return dict(live.client().zrange(live.key(live.EXPIRY), 0, -1, withscores=True))
+
+
+@contextlib.contextmanager
+def game_row_held(game_pk: int, *, for_seconds: float):
+    """Another writer, in no hurry, holds the game's row (a thread on a connection of its own) from entering
+    this until `for_seconds` later."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_game():
+        try:
+            with transaction.atomic():
+                Game.objects.select_for_update().get(pk=game_pk)
+                held.set()
+                release.wait(5)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_game)
+    holder.start()
+    assert held.wait(5)
+    timer = threading.Timer(for_seconds, release.set)
+    timer.start()
+    try:
+        yield
+    finally:
+        holder.join()
+        timer.cancel()
 
 
 # --- what was broadcast ---------------------------------------------------------------------------

@@ -11,12 +11,12 @@ import time
 from unittest import mock
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from rooms import broadcast, move_queue, services
 from rooms.models import Game, Move
-from tests.rooms.helpers import candle_for, game_in_play, started_room, what_moves_change
+from tests.rooms.helpers import candle_for, game_in_play, game_row_held, started_room, what_moves_change
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -104,23 +104,8 @@ def test_a_remembered_game_whose_row_is_held_is_played_the_locked_way_once_it_is
     code, _tickets, game = started_room(3)
     memory: dict = {}
     _move(code, 0, memory)
-    held, release = threading.Event(), threading.Event()
-
-    def hold_the_game():  # another writer, in no hurry
-        try:
-            with transaction.atomic():
-                Game.objects.select_for_update().get(pk=game.pk)
-                held.set()
-                release.wait(5)
-        finally:
-            connection.close()
-
-    holder = threading.Thread(target=hold_the_game)
-    holder.start()
-    assert held.wait(5)
-    threading.Timer(0.5, release.set).start()
-    played = _move(code, 1, memory)  # waits past the fast path's lock timeout, then under the locks
-    holder.join()
+    with game_row_held(game.pk, for_seconds=0.5):  # another writer, in no hurry
+        played = _move(code, 1, memory)  # waits past the fast path's lock timeout, then under the locks
     assert played.seq == 2
     assert list(Move.objects.filter(game=game).order_by("seq").values_list("seq", "seat")) == [(1, 0), (2, 1)]
 

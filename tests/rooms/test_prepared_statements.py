@@ -15,7 +15,7 @@ from django.db import connection, transaction
 
 from rooms import services
 from rooms.models import Game, Move
-from tests.rooms.helpers import candle_for, game_in_play, started_room
+from tests.rooms.helpers import candle_for, game_in_play, game_row_held, started_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -79,33 +79,8 @@ def test_a_remembered_move_stops_waiting_on_a_held_row_at_the_lock_timeout_and_g
     code, _tickets, game = started_room(3)
     memory: dict = {}
     _move(code, 0, memory)
-    held, release = threading.Event(), threading.Event()
-
-    def hold_the_game():
-        try:
-            with transaction.atomic():
-                Game.objects.select_for_update().get(pk=game.pk)
-                held.set()
-                release.wait(5)
-        finally:
-            connection.close()
-
-    holder = threading.Thread(target=hold_the_game)
-    holder.start()
-    assert held.wait(5)
-    threading.Timer(1.0, release.set).start()
-    tries: list[tuple[bool, float]] = []
-    run = services._MOVE_WHERE_VERSION.run
-
-    def timed_run(*args):
-        started = time.monotonic()
-        written = run(*args)
-        tries.append((written, time.monotonic() - started))
-        return written
-
-    with mock.patch.object(services._MOVE_WHERE_VERSION, "run", timed_run):
-        played = _move(code, 1, memory)
-    holder.join()
+    with game_row_held(game.pk, for_seconds=1.0):
+        played, tries = _timed_move(code, 1, memory)
     assert len(tries) == 1
     written, waited = tries[0]
     assert not written  # refused at the lock timeout, not written after the holder let go
@@ -113,7 +88,6 @@ def test_a_remembered_move_stops_waiting_on_a_held_row_at_the_lock_timeout_and_g
     assert played.seq == 2  # then played under the locks, once the row was free
     assert list(Move.objects.filter(game=game).order_by("seq").values_list("seq", "seat")) == [(1, 0), (2, 1)]
     _no_timeout_and_no_transaction_left()  # the timeout lasted only for the statement's own transaction
-
 
 
 def _other_session():
