@@ -541,16 +541,15 @@ class MovePlayer:
                 log.warning("%d requests taken by a stopped worker put back on the queue", moved)
 
     def _take(self) -> None:
-        (moves, moves_bell), (starts, starts_bell) = _lane_of("move"), _lane_of("start")
         line = _TakeLine(live.client())
-        stamps = trace.intake_stamps()  # traced: each take's stages; untraced, nothing
         try:
-            self._take_until_stopped(line, stamps, moves, starts, moves_bell, starts_bell)
+            self._take_until_stopped(line)
         finally:
             line.close()
 
-    def _take_until_stopped(self, line: _TakeLine, stamps, moves: str, starts: str, moves_bell: str,
-                            starts_bell: str) -> None:
+    def _take_until_stopped(self, line: _TakeLine) -> None:
+        (moves, moves_bell), (starts, starts_bell) = _lane_of("move"), _lane_of("start")
+        stamps = trace.intake_stamps()  # traced: each take's stages; untraced, nothing
         idle = False  # the last take left nothing this worker could take: the next one waits for a bell first
         while not self.stopping.is_set():
             try:
