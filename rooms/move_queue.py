@@ -57,7 +57,12 @@ the wait ends), so an idle worker wakes once for a request, with it taken.
 A worker moves each request it takes onto a list of its own (`moves:taken:ID`) and removes it once it is
 played or refused; a worker that dies leaves its list behind, and the next worker to look (every second)
 puts those requests back at the head of the moves' list, starts too, in the order taken: they are late
-already, and a start put back ahead of its room's moves keeps them in order.
+already, and a start put back ahead of its room's moves keeps them in order. A take whose reply is lost (the
+connection dropped, or Redis silent past the socket timeout, after it ran the take) leaves its requests on the
+list of a worker that lives on: before its next take, a second or more later, the intake puts back at the head
+of the moves' list those on its list that it never handed to a thread (`in_hand`), in the order taken; each is
+played if its deadline has not passed. As with a dead worker's, a room's later request taken meanwhile by
+another worker may be played before one put back, which its seq then refuses.
 """
 
 from __future__ import annotations
@@ -407,6 +412,21 @@ redis.call('SREM', KEYS[4], ARGV[1])
 return moved
 """
 
+# Put back at the head of the moves' lane (KEYS[1]), in their order, the requests of ARGV still on this worker's
+# list (KEYS[2]), and ring the lane's bell (KEYS[3]): a take whose reply was lost (module docstring). A request
+# no longer on the list was played meanwhile, and stays played.
+_PUT_BACK = """
+local moved = 0
+for i = #ARGV, 1, -1 do
+  if redis.call('LREM', KEYS[2], 1, ARGV[i]) == 1 then
+    redis.call('LPUSH', KEYS[1], ARGV[i])
+    moved = moved + 1
+  end
+end
+if moved > 0 and redis.call('LLEN', KEYS[3]) == 0 then redis.call('RPUSH', KEYS[3], 1) end
+return moved
+"""
+
 
 class _TakeLine:
     """The intake's own connection to Redis, for its takes alone: the wait for a bell and the take go out as one
@@ -491,6 +511,11 @@ class MovePlayer:
         self.takers_key = live.key(QUEUE, "takers")
         self.bell_key = live.key(QUEUE, "bell", self.id)  # rung when one of this worker's starts ends
         self.next_look = 0.0
+        # Requests taken onto this worker's list and handed to its threads, until a thread clears them from it:
+        # what else is on the list after a failed take was taken by a take whose reply was lost.
+        self.in_hand: collections.Counter[str] = collections.Counter()  # a request recovered from this
+        # worker's list while it stalled may be taken by it again, and be in hand twice
+        self.in_hand_lock = threading.Lock()
         self.thread = threading.Thread(target=self._take, name="move-intake", daemon=True)
 
     def start(self) -> MovePlayer:
@@ -551,10 +576,14 @@ class MovePlayer:
         (moves, moves_bell), (starts, starts_bell) = _lane_of("move"), _lane_of("start")
         stamps = trace.intake_stamps()  # traced: each take's stages; untraced, nothing
         idle = False  # the last take left nothing this worker could take: the next one waits for a bell first
+        unsure = False  # a take failed, perhaps after Redis ran it: its requests may be on this worker's list
         while not self.stopping.is_set():
             try:
                 stamps.mark("upkeep")
                 self._look_after_others()  # whether or not this worker has a free thread
+                if unsure:
+                    self._put_back_lost_takes()
+                    unsure = False
                 stamps.mark("looked")
             except Exception:
                 log.exception("the move queue's upkeep failed; retrying")
@@ -585,7 +614,7 @@ class MovePlayer:
                 taken, starting, more, clock = line.take(bells, take)
                 idle = not more  # an idle worker makes one round trip less a request: no take that finds nothing
             except Exception:
-                idle = False
+                idle, unsure = False, True
                 log.exception("taking moves failed; retrying")
                 self.stopping.wait(1.0)
             finally:
@@ -594,10 +623,32 @@ class MovePlayer:
                 for _unused in range(start_slots - sum(starting)):
                     self.start_free.release()
             take_stamps = stamps.replied(clock=clock, waited=waited)
+            if taken:
+                with self.in_hand_lock:
+                    self.in_hand.update(taken)  # counts each
             for raw, is_start in zip(taken, starting):  # in the order taken: a room's requests keep it
                 self._hand_to_room(raw, start_slot=bool(is_start), stamps=take_stamps)
             if taken:
                 stamps.mark("ready")
+
+    def _put_back_lost_takes(self) -> None:
+        """Put back on the moves' list what a take whose reply was lost left on this worker's list: the requests
+        on it that no thread of this worker has (its threads only ever clear their own from it)."""
+        on_list = live.client().lrange(self.taken_key, 0, -1)
+        with self.in_hand_lock:
+            unmatched = self.in_hand.copy()
+        lost = []
+        for raw in on_list:
+            if unmatched[raw] > 0:
+                unmatched[raw] -= 1
+            else:
+                lost.append(raw)
+        if not lost:
+            return
+        moves, moves_bell = _lane_of("move")
+        moved = live.client().eval(_PUT_BACK, 3, moves, self.taken_key, moves_bell, *lost)
+        if moved:
+            log.warning("%d requests of a take whose reply was lost put back on the queue", moved)
 
     def _hand_to_room(self, raw: str, *, start_slot: bool = False, stamps: dict | None = None) -> None:
         """`start_slot`: the request holds one of the start slots, given back once it is played. `stamps`:
@@ -629,11 +680,13 @@ class MovePlayer:
 
     def _play(self, raw: str, payload: dict | None, room: str | None, start_slot: bool = False) -> None:
         close_old_connections()
+        rode = False  # its removal from this worker's list rides on the move's round trip after commit
         try:
             if payload is None:
                 payload = json.loads(raw)
             trace.begin(payload)
-            if payload.get("kind") == "move":  # one write transaction: its round trip after commit clears it too
+            rode = payload.get("kind") == "move"
+            if rode:  # one write transaction: its round trip after commit clears it too
                 live.ride_along(lambda pipe: pipe.lrem(self.taken_key, 1, raw))
             play(payload, games_in_play=self.games_in_play)
         except Exception:  # one bad move must not stop the worker; its socket hears of it by the deadline
@@ -644,18 +697,26 @@ class MovePlayer:
                 if start_slot:
                     self.start_free.release()
                 close_old_connections()
+                # Unless the move's round trip after its commit cleared it already.
+                to_clear = live.rider_left() is not None or not rode
+                cleared = False
                 try:
                     pipe = live.client().pipeline(transaction=False)
-                    # Unless the move's round trip after its commit cleared it already (live.ride_along).
-                    if live.rider_left() is not None or payload is None or payload.get("kind") != "move":
+                    if to_clear:
                         pipe.lrem(self.taken_key, 1, raw)
                     if start_slot:  # the intake may be waiting for it, deaf to the starts' bell
                         pipe.rpush(self.bell_key, 1)
                         pipe.ltrim(self.bell_key, 0, 0)
                     if len(pipe):
                         pipe.execute()
+                    cleared = True
                 except RedisError:
                     log.warning("could not clear a played request from this worker's list")
+                if cleared or not to_clear:  # else still on the list until the worker stops: kept in hand,
+                    with self.in_hand_lock:  # never put back as lost
+                        self.in_hand[raw] -= 1
+                        if self.in_hand[raw] <= 0:
+                            del self.in_hand[raw]
                 trace.end()
             finally:  # whatever failed above, the room's next request is not left waiting
                 if room is not None:

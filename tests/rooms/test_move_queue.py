@@ -10,6 +10,7 @@ import time
 from unittest import mock
 
 import pytest
+import redis
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connection, transaction
@@ -232,6 +233,102 @@ def test_the_intake_keeps_taking_after_a_take_that_failed_before_it_was_sent(mon
         assert player.thread.is_alive()
     finally:
         player.stop()
+
+
+def losing_the_reply_of_the_take_of(mover: str, monkeypatch) -> list[str]:
+    """Redis runs the take that takes `mover`'s request, and its reply is lost on the way back (a dropped
+    connection, or Redis silent past the socket timeout). Returns what that take took, once it has run."""
+    run = move_queue._TakeLine._run
+    lost: list[str] = []
+
+    def losing(line, commands):
+        replies = run(line, commands)
+        taken = replies[-1][0]
+        if not lost and any(f'"{mover}"' in raw for raw in taken):
+            lost.extend(taken)
+            line.connection.disconnect()
+            raise redis.exceptions.TimeoutError("Timeout reading from socket")
+        return replies
+
+    monkeypatch.setattr(move_queue._TakeLine, "_run", losing)
+    return lost
+
+
+def test_a_take_whose_reply_was_lost_is_put_back_and_played(monkeypatch):
+    """Redis took the move onto this worker's list, but the intake never heard which: without a look at its
+    list, the move would stay there unplayed for as long as the worker lives."""
+    lost = losing_the_reply_of_the_take_of("lost#0", monkeypatch)
+    code, _tickets, game = started_room(4)
+    player = move_queue.MovePlayer(threads=1).start()
+    try:
+        hand_over_all(code, [(0, 0, candle_for(game, 0))], batch="lost")
+        wait_for(lambda: lost, what="the take whose reply was lost")
+        wait_for(lambda: Move.objects.filter(game=game).count() == 1, what="the move put back and played")
+        wait_for(lambda: live.client().llen(player.taken_key) == 0, what="the worker's list cleared")
+        wait_for(lambda: not player.in_hand, what="nothing left in hand")  # forgotten just after it is cleared
+        assert player.thread.is_alive()
+    finally:
+        player.stop()
+    assert Move.objects.filter(game=game).count() == 1
+
+
+def test_what_the_threads_have_in_hand_is_not_put_back_after_a_lost_reply(monkeypatch):
+    """A request in play stays on the worker's list until it is played; a lost reply puts back only what the
+    lost take took, not what the worker's threads hold."""
+    lost = losing_the_reply_of_the_take_of("lost#0", monkeypatch)
+    held_code, _tickets, held_game = started_room(4)
+    code, _tickets, game = started_room(4)
+    in_play, release = threading.Event(), threading.Event()
+    play = move_queue.play
+    played: list[str] = []
+
+    def holding(payload, **kwargs):
+        played.append(payload["mover"])
+        if payload["mover"] == "held#0":
+            in_play.set()
+            release.wait(WAIT_SECONDS)
+        play(payload, **kwargs)
+
+    monkeypatch.setattr(move_queue, "play", holding)
+    player = move_queue.MovePlayer(threads=2).start()
+    moves_lane = live.key(move_queue.QUEUE)
+    try:
+        hand_over_all(held_code, [(0, 0, candle_for(held_game, 0))], batch="held")
+        assert in_play.wait(WAIT_SECONDS)
+        hand_over_all(code, [(0, 0, candle_for(game, 0))], batch="lost")
+        wait_for(lambda: Move.objects.filter(game=game).count() == 1, what="the lost take's move put back and played")
+        wait_for(lambda: [raw for raw in live.client().lrange(player.taken_key, 0, -1) if '"held#0"' not in raw] == [],
+                 what="the worker's list holding only the move in play")
+        with player.in_hand_lock:
+            assert [raw for raw in player.in_hand if '"held#0"' in raw] == live.client().lrange(player.taken_key, 0, -1)
+        assert live.client().llen(moves_lane) == 0
+        release.set()
+        wait_for(lambda: Move.objects.filter(game=held_game).count() == 1, what="the held move played")
+        wait_for(lambda: live.client().llen(player.taken_key) == 0, what="the worker's list cleared")
+    finally:
+        release.set()
+        player.stop()
+    assert len(lost) == 1 and '"lost#0"' in lost[0]
+    assert sorted(played) == ["held#0", "lost#0"]  # put back too, the held move would be played twice
+    assert Move.objects.filter(game=held_game).count() == 1 and Move.objects.filter(game=game).count() == 1
+
+
+def test_a_request_cleared_meanwhile_is_not_put_back():
+    """The intake reads its list, then puts back what no thread holds; a thread that clears its request in
+    between (played) leaves nothing to put back: the script moves only what is still on the list."""
+    taken_key, moves_lane = live.key(move_queue.QUEUE, "taken", "test"), live.key(move_queue.QUEUE)
+    live.client().rpush(taken_key, "played", "lost")
+    live.client().lrem(taken_key, 1, "played")  # the thread's clear, after the intake read the list
+    moved = live.client().eval(move_queue._PUT_BACK, 3, moves_lane, taken_key, moves_lane + ":bell", "played", "lost")
+    assert moved == 1 and live.client().lrange(moves_lane, 0, -1) == ["lost"]
+    assert live.client().llen(taken_key) == 0 and live.client().llen(moves_lane + ":bell") == 1
+
+
+def test_the_sites_redis_calls_time_out_rather_than_hang():
+    """A Redis that goes silent fails a call after the socket timeout, longer than any wait the site asks of
+    it (the intake's, 0.5 s). redis-py's default today; pinned rather than left to the library."""
+    kwargs = live.client().connection_pool.connection_kwargs
+    assert kwargs["socket_timeout"] == kwargs["socket_connect_timeout"] == live.SOCKET_TIMEOUT > 0.5
 
 
 def test_the_intake_sends_its_take_by_digest_and_whole_again_when_redis_has_lost_it(monkeypatch):
