@@ -18,7 +18,15 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, IntegrityError, OperationalError, connection, connections, transaction
+from django.db import (
+    DEFAULT_DB_ALIAS,
+    IntegrityError,
+    OperationalError,
+    ProgrammingError,
+    connection,
+    connections,
+    transaction,
+)
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -188,28 +196,46 @@ def _preparing_cursor_class():
     time it runs on a connection (psycopg keeps the prepared names with its connection, so a new connection
     prepares them again). Django's own cursors keep binding in the client."""
     from django.db.backends.postgresql.base import ServerBindingCursor
-    from psycopg.errors import FeatureNotSupported
+    from psycopg.errors import FeatureNotSupported, InvalidSqlStatementName
     from psycopg.pq import TransactionStatus
 
     class PreparingCursor(ServerBindingCursor):
-        def execute(self, query, params=None, *, prepare=True, binary=None):
+        wrapper = None  # Django's cursor around this one: a retry points it at the new connection's cursor
+
+        def execute(self, query, params=None, *, prepare=True, binary=None, again=True):
             try:
                 super().execute(query, params, prepare=prepare, binary=binary)
-            except FeatureNotSupported:
-                # Another process's migration changed the type of a column this statement returns, and
-                # PostgreSQL refuses its prepared plan until it is dropped ("cached plan must not change
-                # result type"). Told by its SQLSTATE alone: the server may word it in another language, and
-                # any other 0A000 fails the second run too, having written nothing. Outside a transaction the
-                # plans are dropped (psycopg forgets its names when it sees DEALLOCATE ALL) and it runs again,
-                # once. Inside one the transaction is lost: it is raised, and the ROLLBACK drops them all.
-                if self.connection.info.transaction_status != TransactionStatus.IDLE:
+            except (FeatureNotSupported, InvalidSqlStatementName):
+                # 0A000: another process's migration changed the type of a column this statement returns, and
+                # PostgreSQL refuses its prepared plan until it is dropped ("cached plan must not change result
+                # type"); told by its SQLSTATE alone, as the server may word it in another language. 26000: the
+                # server no longer has a statement psycopg believes prepared. psycopg reads a command's status
+                # (a DEALLOCATE ALL's, a ROLLBACK's) only the first time it counts that text, so once it has
+                # run a DEALLOCATE ALL while nothing was prepared, the next one leaves it holding stale names
+                # and every read of the connection fails with 26000. So, outside a transaction, the connection
+                # is closed (its statements, and psycopg's names for them, go with it) and the statement runs
+                # once on a new one; any other 0A000 fails there too, having written nothing. Inside a
+                # transaction it is lost: it is raised, and the ROLLBACK makes psycopg drop its names.
+                if not again or not self._outside_any_transaction():
                     raise
-                self.connection.execute("DEALLOCATE ALL", prepare=False)
-                super().execute(query, params, prepare=prepare, binary=binary)
+                return self._on_a_new_connection().execute(query, params, prepare=prepare, binary=binary, again=False)
             if self._query is None and connection.queries_logged:
                 # psycopg keeps no text of a prepared statement's run, which Django's query log reads
                 self._query = _LoggedStatement(query, params)
             return self
+
+        def _outside_any_transaction(self) -> bool:
+            return (self.connection._pipeline is None and not connection.in_atomic_block
+                    and self.connection.info.transaction_status == TransactionStatus.IDLE)
+
+        def _on_a_new_connection(self):
+            connection.close()
+            connection.ensure_connection()
+            fresh = type(self)(connection.connection)
+            fresh.wrapper = self.wrapper
+            if self.wrapper is not None:
+                self.wrapper.cursor = fresh
+            return fresh
 
     return PreparingCursor
 
@@ -231,6 +257,7 @@ def _hot_cursor():
     cursor = connection.cursor()
     if connection.vendor == "postgresql":
         cursor.cursor = _preparing_cursor_class()(connection.connection)
+        cursor.cursor.wrapper = cursor
     return cursor
 
 
@@ -354,10 +381,18 @@ class _MoveWhereVersion:
     A move that would wait longer than LOCK_TIMEOUT_MS on a lock goes the locked way instead (the last look
     came before this statement, so it must not be kept long after it). On PostgreSQL the timeout must be in
     force before the prepared statement is bound: binding takes the tables' locks (a CREATE INDEX holds
-    them), before anything inside the statement runs. So BEGIN, SET LOCAL, the statement and COMMIT go
-    together in one pipeline, one round trip ended by its Sync."""
+    them), before anything inside the statement runs. So a set_config of the timeout for the transaction and
+    the statement go together in one pipeline, one round trip ended by its Sync.
+
+    No BEGIN or COMMIT: the extended protocol runs everything before a Sync as one implicit transaction,
+    committed at the Sync if all succeeded, else rolled back (PostgreSQL's protocol, "Pipelining"), so the
+    timeout lasts until the Sync and a failed statement leaves nothing. Not SET LOCAL: outside a BEGIN it
+    warns (25P01) on every move, in the server's log too, though it holds until the Sync all the same. Two
+    commands fewer a move (about 90 Python calls fewer in the worker); the CPU they cost was below what the
+    benchmark can tell (docs/benchmarks.md)."""
 
     LOCK_TIMEOUT_MS = 100
+    _set_lock_timeout = f"SELECT set_config('lock_timeout', '{LOCK_TIMEOUT_MS}ms', true)"
 
     def __init__(self, update: _CompiledSave, insert: _CompiledSave):
         self.update, self.insert = update, insert
@@ -391,34 +426,59 @@ class _MoveWhereVersion:
             if getattr(error.__cause__, "sqlstate", None) == _LOCK_NOT_AVAILABLE:
                 return False
             raise
+        except ProgrammingError as error:
+            if getattr(error.__cause__, "sqlstate", None) == _NO_SUCH_STATEMENT:
+                # psycopg held a name the server had dropped (PreparingCursor says how): nothing was written.
+                # The connection goes, with every name psycopg holds for it; the move goes the locked way.
+                connection.close()
+                return False
+            raise
 
     def _run_in_pipeline(self, cursor, params: list) -> bool:
         # Django's cursor (its health check and connection already done) keeps its query log and wrappers;
-        # psycopg's own connection sends the transaction's commands, never prepared (they take no params).
-        from psycopg.pq import TransactionStatus
+        # a plain server-binding cursor on psycopg's connection sets the timeout, prepared too.
+        import psycopg
+        from psycopg.pq import PipelineStatus, TransactionStatus
 
-        if connection.in_atomic_block:  # its COMMIT would commit the caller's transaction
+        if connection.in_atomic_block:  # its write would be the caller's, its timeout too
             raise RuntimeError("the remembered move runs outside any transaction")
         session = connection.connection
+        commands = psycopg.Cursor(session)
         try:
             with connection.wrap_database_errors:  # Django's errors, and its note to check the connection
-                with session.pipeline():
-                    session.execute("BEGIN", prepare=False)
-                    session.execute(f"SET LOCAL lock_timeout = '{self.LOCK_TIMEOUT_MS}ms'", prepare=False)
-                    cursor.execute(self._statement(), params)
-                    session.execute("COMMIT", prepare=False)
-                # the pipeline's exit sent the Sync and read every result
+                try:
+                    with session.pipeline():
+                        commands.execute(self._set_lock_timeout, prepare=True)
+                        cursor.execute(self._statement(), params)
+                    # the pipeline's exit sent the Sync and read every result
+                except psycopg.Error as error:
+                    raise _the_servers_error(error) from None
                 return cursor.rowcount == 1
         finally:
-            # A failed statement leaves the BEGIN's transaction aborted (the COMMIT was skipped): end it, so
-            # the connection is back in autocommit with no transaction, as Django believes it is. psycopg
-            # drops its prepared statements on a ROLLBACK: the next moves prepare theirs again, once.
-            if not session.closed and session.info.transaction_status != TransactionStatus.IDLE:
-                with connection.wrap_database_errors:
-                    session.rollback()
+            if session.closed:
+                pass
+            elif (session.pgconn.pipeline_status != PipelineStatus.OFF
+                  or session.info.transaction_status != TransactionStatus.IDLE):
+                # An error at the Sync itself (the implicit commit's: a deferred constraint, a serialization
+                # failure) comes after the statement's own result. psycopg 3.3 raises it, but cannot leave
+                # pipeline mode, and the connection's next query would wait forever: it is not used again.
+                connection.close()
+
+
+def _the_servers_error(error: Exception) -> Exception:
+    """The server's own error behind psycopg's of a pipeline. When the statement fails before the results
+    after it are read, psycopg raises PipelineAborted for them (or fails to leave pipeline mode), the
+    server's error only in its __context__: the lock timeout's 55P03 must be told as itself."""
+    import psycopg
+
+    found = error
+    while found is not None and getattr(found, "sqlstate", None) is None:
+        found = found.__context__
+    return found if isinstance(found, psycopg.Error) else error
 
 
 _LOCK_NOT_AVAILABLE = "55P03"
+_NO_SUCH_STATEMENT = "26000"
 _MOVE_WHERE_VERSION = _MoveWhereVersion(_SAVE_WHAT_A_MOVE_CHANGES, _INSERT_MOVE)
 
 

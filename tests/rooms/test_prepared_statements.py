@@ -49,7 +49,9 @@ def test_a_moves_statements_are_prepared_on_its_connection_and_djangos_are_not()
     assert any("FOR UPDATE" in sql for sql in prepared), prepared  # the room's and the game's locked reads
     assert any(sql.startswith('INSERT INTO "rooms_move"') for sql in prepared), prepared
     assert any(sql.startswith('UPDATE "rooms_game"') for sql in prepared), prepared
-    assert all("$1" in sql for sql in prepared), prepared  # bound on the server, never a literal move
+    timeout = "SELECT set_config('lock_timeout', '100ms', true)"
+    assert timeout in prepared, prepared  # the remembered move's, which takes no value
+    assert all("$1" in sql for sql in prepared if sql != timeout), prepared  # bound on the server, never a literal
     assert not any("pg_prepared_statements" in sql for sql in prepared)
 
 
@@ -189,3 +191,178 @@ def test_a_column_type_changed_by_another_process_does_not_break_the_prepared_re
         other.execute('ALTER TABLE "rooms_game" ALTER COLUMN "game" TYPE varchar(20)')
         other.close()
         connection.close()  # its statements were prepared for the wider column
+
+
+def _remembered_moves_with_notices(code: str, seats: list[int], memory: dict) -> list[str]:
+    """The moves played, and every notice the server sent their connection meanwhile."""
+    connection.ensure_connection()
+    notices: list[str] = []
+
+    def heard(diagnostic):
+        notices.append(f"{diagnostic.severity} {diagnostic.sqlstate} {diagnostic.message_primary}")
+
+    session = connection.connection
+    session.add_notice_handler(heard)
+    try:
+        for seat in seats:
+            _move(code, seat, memory)
+    finally:
+        session.remove_notice_handler(heard)
+    return notices
+
+
+def test_the_remembered_moves_pipeline_draws_no_warning_from_the_server():
+    # A SET LOCAL outside a transaction block warns (25P01) on every move, in the server's log too, though in a
+    # pipeline it still lasts until the Sync: the timeout must be set without one.
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, memory)
+    assert _remembered_moves_with_notices(code, [1, 2, 0], memory) == []
+    assert Move.objects.filter(game=game).count() == 4
+    _no_timeout_and_no_transaction_left()
+
+
+def _statement_named(starting: str, *, locked: bool | None = None) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name, statement FROM pg_prepared_statements")
+        names = [name for name, sql in cursor.fetchall() if " ".join(sql.split()).startswith(starting)
+                 and (locked is None or locked == ("FOR UPDATE" in sql))]
+    assert len(names) == 1, names
+    return names[0]
+
+
+def _dropped_behind_psycopgs_back(name: str) -> None:
+    with connection.cursor() as cursor:  # psycopg reads no DEALLOCATE of one name: it still believes it there
+        cursor.execute(f"DEALLOCATE {name}")
+
+
+def test_a_read_whose_statement_the_server_dropped_runs_again_on_a_new_connection():
+    from django.db import ProgrammingError
+
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, None)
+    _move(code, 1, memory)
+    room = game.room
+    assert services._current_game(room).pk == game.pk
+    backend = connection.connection.info.backend_pid
+    _dropped_behind_psycopgs_back(_statement_named('SELECT "rooms_game"', locked=False))
+    assert services._current_game(room).pk == game.pk  # outside a transaction: on a new connection, once
+    assert connection.connection.info.backend_pid != backend
+    assert services._current_game(room).pk == game.pk
+    with transaction.atomic():  # the locked read, prepared on the new connection
+        assert services._current_game(room, lock=True).pk == game.pk
+    _dropped_behind_psycopgs_back(_statement_named('SELECT "rooms_game"', locked=True))
+    with pytest.raises(ProgrammingError), transaction.atomic():  # inside one, its transaction is lost
+        services._current_game(room, lock=True)
+    with transaction.atomic():  # the rollback made psycopg drop its names: prepared again
+        assert services._current_game(room, lock=True).pk == game.pk
+    assert _move(code, 2, memory).seq == 3
+    assert Move.objects.filter(game=game).count() == 3
+
+
+def test_a_stale_plan_after_a_deallocate_all_psycopg_had_counted_does_not_leave_the_reads_failing():
+    # psycopg reads a command's status only the first time it counts its text: a DEALLOCATE ALL run while
+    # nothing was prepared is counted, and the next one (the stale plan's, dropping the server's statements)
+    # leaves psycopg holding their names. Every prepared read then failed with 26000 until the connection went.
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    connection.close()
+    with connection.cursor() as cursor:  # a new connection, nothing prepared on it yet
+        cursor.execute("DEALLOCATE ALL")
+    _move(code, 0, None)
+    _move(code, 1, memory)
+    room = game.room
+    assert services._current_game(room).pk == game.pk
+    other = _other_session()
+    try:
+        other.execute('ALTER TABLE "rooms_game" ALTER COLUMN "game" TYPE varchar(30)')
+        assert services._current_game(room).pk == game.pk
+        assert services._current_game(room).pk == game.pk
+        with transaction.atomic():
+            assert services._current_game(room, lock=True).pk == game.pk
+        assert _move(code, 2, memory).seq == 3
+    finally:
+        other.execute('ALTER TABLE "rooms_game" ALTER COLUMN "game" TYPE varchar(20)')
+        other.close()
+        connection.close()  # its statements were prepared for the wider column
+
+
+def test_a_remembered_move_whose_statement_the_server_dropped_goes_the_locked_way():
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, None)
+    _move(code, 1, memory)
+    _move(code, 2, memory)  # remembered: its statement is now prepared on this connection
+    _dropped_behind_psycopgs_back(_statement_named("WITH written AS (UPDATE"))
+    played, tries = _timed_move(code, 0, memory)
+    assert [written for written, _waited in tries] == [False] and played.seq == 4  # nothing written twice
+    played, tries = _timed_move(code, 1, memory)  # the next remembered move is written again
+    assert [written for written, _waited in tries] == [True] and played.seq == 5
+    assert Move.objects.filter(game=game).count() == 5
+    _no_timeout_and_no_transaction_left()
+
+
+def test_a_lock_timeout_reported_behind_psycopgs_pipeline_aborted_still_sends_the_move_the_locked_way():
+    # When the statement fails before the results after it are read, psycopg raises PipelineAborted for those,
+    # the statement's own error (the lock timeout) only its __context__. Made so here every time: the order
+    # in which the results arrive is not in the test's hands.
+    import contextlib
+
+    import psycopg
+
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, memory)
+    real = psycopg.Connection.pipeline
+
+    @contextlib.contextmanager
+    def aborted_after_the_lock_timeout(session):
+        try:
+            with real(session) as pipeline:
+                yield pipeline
+        except psycopg.errors.LockNotAvailable:
+            raise psycopg.errors.PipelineAborted("pipeline aborted") from None  # its __context__ the timeout
+
+    with game_row_held(game.pk, for_seconds=0.5), \
+            mock.patch.object(psycopg.Connection, "pipeline", aborted_after_the_lock_timeout):
+        played, tries = _timed_move(code, 1, memory)
+    assert [written for written, _waited in tries] == [False]
+    assert played.seq == 2
+    assert list(Move.objects.filter(game=game).order_by("seq").values_list("seq", "seat")) == [(1, 0), (2, 1)]
+    _no_timeout_and_no_transaction_left()
+
+
+def test_an_error_at_the_remembered_moves_commit_is_raised_as_itself_and_leaves_the_connection_usable():
+    # A deferred constraint is checked at the commit. An error there, after the statement's own result, must
+    # write nothing, be told as itself, and not leave psycopg stuck in pipeline mode (its next query waiting
+    # forever).
+    from django.db import IntegrityError
+
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, None)
+    _move(code, 1, memory)
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE FUNCTION wickwise_refused() RETURNS trigger LANGUAGE plpgsql AS "
+                       "$$ BEGIN RAISE EXCEPTION 'refused at commit' USING ERRCODE = 'check_violation'; END $$")
+        cursor.execute('CREATE CONSTRAINT TRIGGER wickwise_refused AFTER INSERT ON "rooms_move" '
+                       "DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION wickwise_refused()")
+    try:
+        version = Game.objects.get(pk=game.pk).version
+        with pytest.raises(IntegrityError) as raised:
+            _move(code, 2, memory)
+        assert raised.value.__cause__.sqlstate == "23514", repr(raised.value.__cause__)
+        assert connection.connection is None or connection.connection.pgconn.pipeline_status == 0
+    finally:
+        if connection.connection is not None and connection.connection.pgconn.pipeline_status != 0:
+            connection.close()  # stuck: a query on it would wait forever
+        other = _other_session()
+        other.execute('DROP TRIGGER wickwise_refused ON "rooms_move"')
+        other.execute("DROP FUNCTION wickwise_refused()")
+        other.close()
+    assert Game.objects.get(pk=game.pk).version == version
+    assert Move.objects.filter(game=game).count() == 2
+    _no_timeout_and_no_transaction_left()
+    played, tries = _timed_move(code, 2, memory)  # and the connection plays on
+    assert played.seq == 3
