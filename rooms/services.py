@@ -381,18 +381,16 @@ class _MoveWhereVersion:
     A move that would wait longer than LOCK_TIMEOUT_MS on a lock goes the locked way instead (the last look
     came before this statement, so it must not be kept long after it). On PostgreSQL the timeout must be in
     force before the prepared statement is bound: binding takes the tables' locks (a CREATE INDEX holds
-    them), before anything inside the statement runs. So a set_config of the timeout for the transaction and
-    the statement go together in one pipeline, one round trip ended by its Sync.
+    them), before anything inside the statement runs. So BEGIN, SET LOCAL, the statement and COMMIT go
+    together in one pipeline, one round trip ended by its Sync.
 
-    No BEGIN or COMMIT: the extended protocol runs everything before a Sync as one implicit transaction,
-    committed at the Sync if all succeeded, else rolled back (PostgreSQL's protocol, "Pipelining"), so the
-    timeout lasts until the Sync and a failed statement leaves nothing. Not SET LOCAL: outside a BEGIN it
-    warns (25P01) on every move, in the server's log too, though it holds until the Sync all the same. Two
-    commands fewer a move (about 90 Python calls fewer in the worker); the CPU they cost was below what the
-    benchmark can tell (docs/benchmarks.md)."""
+    Not the Sync's implicit transaction without BEGIN and COMMIT (a set_config of the timeout and the
+    statement alone), though it saves two commands a move: an error at that implicit commit (a deferred
+    constraint's) leaves psycopg 3.3 unable to leave pipeline mode, and sometimes raises an IndexError
+    with the server's error lost; an explicit COMMIT reports it as the COMMIT's. The saving was below what
+    the benchmark can tell (docs/benchmarks.md)."""
 
     LOCK_TIMEOUT_MS = 100
-    _set_lock_timeout = f"SELECT set_config('lock_timeout', '{LOCK_TIMEOUT_MS}ms', true)"
 
     def __init__(self, update: _CompiledSave, insert: _CompiledSave):
         self.update, self.insert = update, insert
@@ -436,45 +434,46 @@ class _MoveWhereVersion:
 
     def _run_in_pipeline(self, cursor, params: list) -> bool:
         # Django's cursor (its health check and connection already done) keeps its query log and wrappers;
-        # a plain server-binding cursor on psycopg's connection sets the timeout, prepared too.
+        # psycopg's own connection sends the transaction's commands, never prepared (they take no params).
         import psycopg
-        from psycopg.pq import PipelineStatus, TransactionStatus
+        from psycopg.pq import TransactionStatus
 
-        if connection.in_atomic_block:  # its write would be the caller's, its timeout too
-            raise RuntimeError("the remembered move runs outside any transaction")
+        # Inside a transaction, or with autocommit off (psycopg's own BEGIN), its COMMIT would be the caller's.
+        if connection.in_atomic_block or not connection.get_autocommit():
+            raise RuntimeError("the remembered move runs outside any transaction, in autocommit")
         session = connection.connection
-        commands = psycopg.Cursor(session)
         try:
             with connection.wrap_database_errors:  # Django's errors, and its note to check the connection
                 try:
                     with session.pipeline():
-                        commands.execute(self._set_lock_timeout, prepare=True)
+                        session.execute("BEGIN", prepare=False)
+                        session.execute(f"SET LOCAL lock_timeout = '{self.LOCK_TIMEOUT_MS}ms'", prepare=False)
                         cursor.execute(self._statement(), params)
+                        session.execute("COMMIT", prepare=False)
                     # the pipeline's exit sent the Sync and read every result
-                except psycopg.Error as error:
+                except psycopg.errors.PipelineAborted as error:
                     raise _the_servers_error(error) from None
                 return cursor.rowcount == 1
         finally:
-            if session.closed:
-                pass
-            elif (session.pgconn.pipeline_status != PipelineStatus.OFF
-                  or session.info.transaction_status != TransactionStatus.IDLE):
-                # An error at the Sync itself (the implicit commit's: a deferred constraint, a serialization
-                # failure) comes after the statement's own result. psycopg 3.3 raises it, but cannot leave
-                # pipeline mode, and the connection's next query would wait forever: it is not used again.
-                connection.close()
+            # A failed statement leaves the BEGIN's transaction aborted (the COMMIT was skipped): end it, so
+            # the connection is back in autocommit with no transaction, as Django believes it is. psycopg
+            # drops its prepared statements on a ROLLBACK: the next moves prepare theirs again, once.
+            if not session.closed and session.info.transaction_status != TransactionStatus.IDLE:
+                with connection.wrap_database_errors:
+                    session.rollback()
 
 
-def _the_servers_error(error: Exception) -> Exception:
-    """The server's own error behind psycopg's of a pipeline. When the statement fails before the results
-    after it are read, psycopg raises PipelineAborted for them (or fails to leave pipeline mode), the
-    server's error only in its __context__: the lock timeout's 55P03 must be told as itself."""
+def _the_servers_error(aborted: Exception) -> Exception:
+    """The server's own error behind psycopg's PipelineAborted: when the statement fails before the results
+    after it are read, psycopg raises PipelineAborted for them, the server's error only in its __context__;
+    the lock timeout's 55P03 must be told as itself. Only psycopg's own errors are looked through, so an
+    older error the caller was handling is never taken for this one."""
     import psycopg
 
-    found = error
-    while found is not None and getattr(found, "sqlstate", None) is None:
+    found = aborted.__context__
+    while isinstance(found, psycopg.Error) and getattr(found, "sqlstate", None) is None:
         found = found.__context__
-    return found if isinstance(found, psycopg.Error) else error
+    return found if isinstance(found, psycopg.Error) else aborted
 
 
 _LOCK_NOT_AVAILABLE = "55P03"
