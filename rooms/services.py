@@ -705,8 +705,13 @@ def set_client_seed(*, room_code: str, seats: list[int], value: str) -> None:
 def start_game(*, room_code: str, seat: int | None, mover: str | None = None) -> Game:
     """The host (seat 1, index 0, or whoever the role passed to: fire_grace) starts; empty seats get bots.
     seat=None: the platform itself. `mover` names the socket's request in the update it makes
-    (rooms/move_queue.py)."""
-    with _writing():
+    (rooms/move_queue.py).
+
+    On SQLite a start lets the next writer in once it has committed, as a move does: what follows its commit
+    (both updates, built from the rows at hand, the timers and the grace periods) writes nothing to the
+    database. 250 hosts pressing Start at once otherwise held the first moves of the burst behind each
+    start's Redis round trips."""
+    with _writing(steps_outside_writer=True):
         room = _room_for_update(room_code)
         if seat is not None and seat != live.host_seat(room_code):
             raise ServiceError("not_host", _("Only the host can start the game."))
@@ -734,11 +739,24 @@ def start_game(*, room_code: str, seat: int | None, mover: str | None = None) ->
         # Both updates from the rows as written here, not read again after the commit: the game just
         # started is the room's latest, so the room has no next game yet.
         transaction.on_commit(broadcast.prepare_room_update(room, seats, upcoming=None))
-        transaction.on_commit(broadcast.prepare_game_update(game, [{"type": "start"}], mover=mover))
-        transaction.on_commit(after)
+        update = broadcast.prepare_game_update(game, [{"type": "start"}], mover=mover)
+        transaction.on_commit(_update_then_timers(update, after))
         absent_humans = [row.index for row in seats if not row.is_bot]
         transaction.on_commit(lambda: _schedule_grace_if_absent(room.code, absent_humans))
         return game
+
+
+def _update_then_timers(update, after):
+    """A write's update and then its timers, in one round trip to Redis with the position's mark (live.joined),
+    as a move sends them; the timers even if the update failed."""
+    def send():
+        with live.joined():
+            try:
+                update()
+            finally:
+                after()
+
+    return send
 
 
 def play_again(*, room_code: str, seat: int, mover: str | None = None) -> Game:
@@ -1012,15 +1030,7 @@ def _after_move(game: Game, spec, *, seat: int, by: str, events, after, mover: s
     # request with them.
     update = broadcast.prepare_game_update(game, events, mover=mover)
     played_for = (game.pk, seat, None if by == Move.By.PLAYER else by) if by != Move.By.BOT else None
-
-    def update_then_timers():
-        with live.joined():
-            try:
-                update()
-            finally:  # the timers even if the update failed
-                after(played_for=played_for)
-
-    on_commit(update_then_timers)
+    on_commit(_update_then_timers(update, lambda: after(played_for=played_for)))
     if spec.drafts:
         _discard_ended_draft(game, on_commit)
 

@@ -16,7 +16,15 @@ from django.test.utils import CaptureQueriesContext
 
 from rooms import broadcast, move_queue, services
 from rooms.models import Game, Move
-from tests.rooms.helpers import candle_for, game_in_play, game_row_held, started_room, what_moves_change
+from tests.rooms.helpers import (
+    candle_for,
+    game_in_play,
+    game_row_held,
+    latest_game,
+    room_with,
+    started_room,
+    what_moves_change,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -188,6 +196,56 @@ def test_on_sqlite_the_next_writer_commits_while_a_move_publishes_and_publishes_
             second.join(10)
     updates = [group for group in published if group in (broadcast.room_group(code), broadcast.room_group(other_code))]
     assert updates[:2] == [broadcast.room_group(code), broadcast.room_group(other_code)]
+
+
+def test_on_sqlite_the_next_writer_commits_while_a_start_publishes_and_publishes_after_it():
+    """A start lets SQLite's writer lock go once committed, as a move does: with 250 hosts pressing Start at
+    once, the moves' writes need not wait for each start's updates and timers. The updates still leave in
+    commit order."""
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's writer lock")
+    code, _tickets = room_with(3)
+    other_code, _tickets, other_game = started_room(3)
+    published: list[str] = []
+    publishing, go_on = threading.Event(), threading.Event()
+    send = broadcast._send
+
+    def slow_send(group, message):
+        if group == broadcast.room_group(code) and message["type"] == "room.update" and not publishing.is_set():
+            publishing.set()  # the start's first step after its commit
+            go_on.wait(30)
+        published.append(group)
+        send(group, message)
+
+    def in_a_thread(play):
+        def run():
+            try:
+                play()
+            finally:
+                connection.close()
+        thread = threading.Thread(target=run)
+        thread.start()
+        return thread
+
+    with mock.patch.object(broadcast, "_send", slow_send):
+        first = in_a_thread(lambda: services.start_game(room_code=code, seat=0))
+        assert publishing.wait(10)
+        second = in_a_thread(lambda: _move(other_code, 0, None))
+        try:
+            deadline = time.monotonic() + 5
+            while not Move.objects.filter(game=other_game).exists():  # committed while the start publishes
+                assert time.monotonic() < deadline, "the move waited for the start's updates"
+                time.sleep(0.01)
+            assert broadcast.room_group(other_code) not in published
+        finally:
+            go_on.set()
+            first.join(10)
+            second.join(10)
+    assert not first.is_alive() and not second.is_alive()
+    assert latest_game(code).status == Game.Status.PLAYING
+    updates = [group for group in published if group in (broadcast.room_group(code), broadcast.room_group(other_code))]
+    # The start's room update and game update, then the move's.
+    assert updates[:3] == [broadcast.room_group(code), broadcast.room_group(code), broadcast.room_group(other_code)]
 
 
 def test_a_remembered_move_is_claimed_before_its_write_and_looked_at_again_at_its_commit():

@@ -1,5 +1,6 @@
 """A move's writes to Redis after its commit (its position's mark, its update, its timers and who decided,
-and the worker's clearing of the request) go in one round trip, in that order (live.joined)."""
+and the worker's clearing of the request) go in one round trip, in that order (live.joined); so do a
+start's game update and its timers."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import pytest
 import redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from rooms import live, move_queue, positions
+from rooms import live, move_queue, positions, services
 from rooms.models import Move
-from tests.rooms.helpers import candle_for, fresh_channel_layer, started_room, wait_for  # noqa: F401 (a fixture)
+from tests.rooms.helpers import candle_for, fresh_channel_layer, room_with, started_room, wait_for  # noqa: F401 (a fixture)
 from tests.rooms.test_move_queue import hand_over_all
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_channel_layer")]
@@ -50,6 +51,7 @@ def played(code: str, moves: list[tuple[int, int, dict]], *, count: int, game) -
 
 def test_a_moves_mark_update_timers_and_clearing_go_in_one_round_trip_in_that_order(round_trips):
     code, _tickets, game = started_room(4)
+    del round_trips[:]  # the start's own
     with mock.patch("rooms.broadcast.send_to_socket"):
         played(code, [(seat, 0, candle_for(game, seat)) for seat in range(4)], count=4, game=game)
     publishing = [commands for commands in round_trips if "PUBLISH" in commands]
@@ -104,3 +106,16 @@ def test_a_joined_round_trip_that_fails_marks_the_timers_lost_and_leaves_the_rid
     assert live.index_lost.is_set()
     assert live.rider_left() is rider  # its owner sends it on its own
     assert live.rider_left() is None
+
+
+def test_a_starts_mark_update_and_timers_go_in_one_round_trip_in_that_order(round_trips):
+    """A start sends its game's update as a move does: the position's mark, the update and the first
+    countdown in one round trip (the room's update, which reads presence and the host first, has its own)."""
+    code, _tickets = room_with(4)
+    services.start_game(room_code=code, seat=0)
+    with_update = [commands for commands in round_trips if "PUBLISH" in commands]
+    assert len(with_update) == 1, round_trips
+    commands = with_update[0]
+    assert commands[:2] == ["SET", "PUBLISH"], commands  # the mark before the update (rooms/positions.py)
+    assert "ZADD" in commands[2:], commands  # the first countdown, after the update
+    assert not live.index_lost.is_set()
