@@ -152,19 +152,17 @@ def test_a_worker_plays_a_rooms_requests_one_at_a_time_in_the_order_taken(monkey
     assert len(played) == 12 and not player.rooms_in_play
 
 
-def test_on_sqlite_the_next_writer_commits_while_a_move_publishes_and_publishes_after_it():
-    """A move lets SQLite's writer lock go once committed, so the next writer need not wait for its update
-    and timers; the updates still leave in commit order."""
-    if connection.vendor != "sqlite":
-        pytest.skip("SQLite's writer lock")
-    code, _tickets, _game = started_room(3)
-    other_code, _tickets, other_game = started_room(3)
+def _a_move_elsewhere_while_the_first_publishes(code: str, first, *, held: str, other_code: str, other_game,
+                                               what: str) -> list[str]:
+    """Runs `first` (a write in room `code`) in a thread, holding its first `held` message to the room; meanwhile
+    a move in `other_code` must commit (else fails with `what`) and publish nothing. Returns the two rooms'
+    groups in the order their messages left."""
     published: list[str] = []
     publishing, go_on = threading.Event(), threading.Event()
     send = broadcast._send
 
     def slow_send(group, message):
-        if group == broadcast.room_group(code) and message["type"] == "game.update" and not publishing.is_set():
+        if group == broadcast.room_group(code) and message["type"] == held and not publishing.is_set():
             publishing.set()
             go_on.wait(30)
         published.append(group)
@@ -181,20 +179,33 @@ def test_on_sqlite_the_next_writer_commits_while_a_move_publishes_and_publishes_
         return thread
 
     with mock.patch.object(broadcast, "_send", slow_send):
-        first = in_a_thread(lambda: _move(code, 0, {}))
+        writer = in_a_thread(first)
         assert publishing.wait(10)
-        second = in_a_thread(lambda: _move(other_code, 0, None))
+        mover = in_a_thread(lambda: _move(other_code, 0, None))
         try:
             deadline = time.monotonic() + 5
-            while not Move.objects.filter(game=other_game).exists():  # committed while the first move publishes
-                assert time.monotonic() < deadline, "the second move waited for the first one's update"
+            while not Move.objects.filter(game=other_game).exists():  # committed while the first publishes
+                assert time.monotonic() < deadline, what
                 time.sleep(0.01)
             assert broadcast.room_group(other_code) not in published
         finally:
             go_on.set()
-            first.join(10)
-            second.join(10)
-    updates = [group for group in published if group in (broadcast.room_group(code), broadcast.room_group(other_code))]
+            writer.join(10)
+            mover.join(10)
+    assert not writer.is_alive() and not mover.is_alive()
+    return [group for group in published if group in (broadcast.room_group(code), broadcast.room_group(other_code))]
+
+
+def test_on_sqlite_the_next_writer_commits_while_a_move_publishes_and_publishes_after_it():
+    """A move lets SQLite's writer lock go once committed, so the next writer need not wait for its update
+    and timers; the updates still leave in commit order."""
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's writer lock")
+    code, _tickets, _game = started_room(3)
+    other_code, _tickets, other_game = started_room(3)
+    updates = _a_move_elsewhere_while_the_first_publishes(
+        code, lambda: _move(code, 0, {}), held="game.update", other_code=other_code, other_game=other_game,
+        what="the second move waited for the first one's update")
     assert updates[:2] == [broadcast.room_group(code), broadcast.room_group(other_code)]
 
 
@@ -206,44 +217,10 @@ def test_on_sqlite_the_next_writer_commits_while_a_start_publishes_and_publishes
         pytest.skip("SQLite's writer lock")
     code, _tickets = room_with(3)
     other_code, _tickets, other_game = started_room(3)
-    published: list[str] = []
-    publishing, go_on = threading.Event(), threading.Event()
-    send = broadcast._send
-
-    def slow_send(group, message):
-        if group == broadcast.room_group(code) and message["type"] == "room.update" and not publishing.is_set():
-            publishing.set()  # the start's first step after its commit
-            go_on.wait(30)
-        published.append(group)
-        send(group, message)
-
-    def in_a_thread(play):
-        def run():
-            try:
-                play()
-            finally:
-                connection.close()
-        thread = threading.Thread(target=run)
-        thread.start()
-        return thread
-
-    with mock.patch.object(broadcast, "_send", slow_send):
-        first = in_a_thread(lambda: services.start_game(room_code=code, seat=0))
-        assert publishing.wait(10)
-        second = in_a_thread(lambda: _move(other_code, 0, None))
-        try:
-            deadline = time.monotonic() + 5
-            while not Move.objects.filter(game=other_game).exists():  # committed while the start publishes
-                assert time.monotonic() < deadline, "the move waited for the start's updates"
-                time.sleep(0.01)
-            assert broadcast.room_group(other_code) not in published
-        finally:
-            go_on.set()
-            first.join(10)
-            second.join(10)
-    assert not first.is_alive() and not second.is_alive()
+    updates = _a_move_elsewhere_while_the_first_publishes(
+        code, lambda: services.start_game(room_code=code, seat=0), held="room.update", other_code=other_code,
+        other_game=other_game, what="the move waited for the start's updates")
     assert latest_game(code).status == Game.Status.PLAYING
-    updates = [group for group in published if group in (broadcast.room_group(code), broadcast.room_group(other_code))]
     # The start's room update and game update, then the move's.
     assert updates[:3] == [broadcast.room_group(code), broadcast.room_group(code), broadcast.room_group(other_code)]
 
