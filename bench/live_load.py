@@ -19,6 +19,13 @@ a pair measures both sides within seconds of each other.
 Every socket is seated before its phase starts and stays open until the phase ends, so connecting and
 leaving are not measured.
 
+All the clients run in this one process's event loop, so a stall of this process stalls every socket at
+once and lengthens whatever is in flight. Its garbage collector is off during each timed phase (a gen-2
+collection over a thousand sockets' objects took ~110 ms) and runs between phases, the same for both
+phases of a pair; --client-gc leaves it on, as before. Under each pair a "client:" line prints, for each
+phase's timed part, this process's collections by generation (count, longest) and its loop's lag (a task
+sleeping 5 ms: how much longer it slept, p99, longest, how often over 20 ms), so a client pause shows.
+
 Clients act as soon as they may, like bots (--think 0): the server then runs flat out, and a move waits
 behind every move sent before it (its latency is the moves in flight over the moves per second). With
 --think S a client waits between 0 and 2*S seconds before each move, like a quick player. Every room's host
@@ -231,10 +238,12 @@ class ClientWatch:
 
     def summary(self) -> str:
         """What happened within the timed window: collections by generation (count, longest), the loop's
-        lag (p99, longest, how often over 20 ms)."""
+        lag (p99, longest and when it ended, how often over 20 ms)."""
         start, end = self.window
         collected = [(gen, took) for ended, gen, took in self.collections if start <= ended <= end]
-        lags = [lag for woke, lag in self.lags if start <= woke <= end]
+        timed = [(lag, woke) for woke, lag in self.lags if start <= woke <= end]
+        lags = [lag for lag, _woke in timed]
+        longest, woke = max(timed, default=(0.0, start))
         by_gen = []
         for gen in range(3):
             took = [t for g, t in collected if g == gen]
@@ -242,7 +251,7 @@ class ClientWatch:
                 by_gen.append(f"gen{gen} {len(took)}x max {max(took) * 1000:.0f}")
         over = sum(1 for lag in lags if lag > 0.020)
         return (f"GC {', '.join(by_gen) or 'none'} ms; loop lag p99 {percentile(lags, 0.99) * 1000:.0f} max "
-                f"{max(lags, default=0.0) * 1000:.0f} ms, {over} over 20 ms")
+                f"{longest * 1000:.0f} ms (ended {woke - start:.1f} s into {end - start:.1f} s), {over} over 20 ms")
 
 
 @contextmanager
