@@ -19,6 +19,13 @@ a pair measures both sides within seconds of each other.
 Every socket is seated before its phase starts and stays open until the phase ends, so connecting and
 leaving are not measured.
 
+All the clients run in this one process's event loop, so a stall of this process stalls every socket at
+once and lengthens whatever is in flight. Its garbage collector is off during each timed phase (a gen-2
+collection over a thousand sockets' objects took ~110 ms) and runs between phases, the same for both
+phases of a pair; --client-gc leaves it on, as before. Under each pair a "client:" line prints, for each
+phase's timed part, this process's collections by generation (count, longest) and its loop's lag (a task
+sleeping 5 ms: how much longer it slept, p99, longest, how often over 20 ms), so a client pause shows.
+
 Clients act as soon as they may, like bots (--think 0): the server then runs flat out, and a move waits
 behind every move sent before it (its latency is the moves in flight over the moves per second). With
 --think S a client waits between 0 and 2*S seconds before each move, like a quick player. Every room's host
@@ -53,6 +60,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
@@ -191,6 +199,79 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
         self.logs.close()
 
 
+class ClientWatch:
+    """The benchmark client's own stalls in one phase: all sockets are served by this one event loop, so
+    while it is busy (its garbage collector, or a burst of work) no client sends or reads, and every
+    latency measured across the stall grows by it. Times each of its garbage collections by generation
+    (gc.callbacks) and the loop's lag: a task sleeping `every` seconds records how much longer it slept."""
+
+    def __init__(self, every: float = 0.005):
+        self.every = every
+        self.collections: list[tuple[float, int, float]] = []  # (ended, generation, seconds)
+        self.lags: list[tuple[float, float]] = []  # (woke, seconds overslept)
+        self.window = (0.0, 0.0)  # the timed part of the phase (perf_counter), set by the phase
+        self._collecting = 0.0
+
+    def _on_gc(self, phase: str, info: dict) -> None:
+        now = time.perf_counter()
+        if phase == "start":
+            self._collecting = now
+        else:
+            self.collections.append((now, info["generation"], now - self._collecting))
+
+    async def _probe(self) -> None:
+        while True:
+            before = time.perf_counter()
+            await asyncio.sleep(self.every)
+            woke = time.perf_counter()
+            self.lags.append((woke, woke - before - self.every))
+
+    async def watching(self, phase):
+        """Runs the phase's coroutine with the probe alongside and its collections timed."""
+        gc.callbacks.append(self._on_gc)
+        probe = asyncio.create_task(self._probe())
+        try:
+            return await phase
+        finally:
+            probe.cancel()
+            gc.callbacks.remove(self._on_gc)
+
+    def summary(self) -> str:
+        """What happened within the timed window: collections by generation (count, longest), the loop's
+        lag (p99, longest and when it ended, how often over 20 ms)."""
+        start, end = self.window
+        collected = [(gen, took) for ended, gen, took in self.collections if start <= ended <= end]
+        timed = [(lag, woke) for woke, lag in self.lags if start <= woke <= end]
+        lags = [lag for lag, _woke in timed]
+        longest, woke = max(timed, default=(0.0, start))
+        by_gen = []
+        for gen in range(3):
+            took = [t for g, t in collected if g == gen]
+            if took:
+                by_gen.append(f"gen{gen} {len(took)}x max {max(took) * 1000:.0f}")
+        over = sum(1 for lag in lags if lag > 0.020)
+        return (f"GC {', '.join(by_gen) or 'none'} ms; loop lag p99 {percentile(lags, 0.99) * 1000:.0f} max "
+                f"{longest * 1000:.0f} ms (ended {woke - start:.1f} s into {end - start:.1f} s), {over} over 20 ms")
+
+
+@contextmanager
+def client_collector(keep_gc: bool):
+    """The client's garbage collector for one timed phase. Unless `keep_gc`, it is off for the phase and
+    run once after it: a collection over a thousand sockets' objects stops every client at once (see
+    ClientWatch), which is the client's pause, not the server's. Reference counting still frees what
+    the phase drops; only cycles wait for the collection after the phase."""
+    if keep_gc:
+        yield
+        return
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.collect()
+
+
 async def echo_phase(server: Server, clients: int, messages: int) -> list[float]:
     rtts: list[float] = []
 
@@ -208,7 +289,8 @@ async def echo_phase(server: Server, clients: int, messages: int) -> list[float]
     return rtts
 
 
-async def room_echo_phase(server: Server, clients: int, rounds: int, think: float) -> tuple[list[float], float]:
+async def room_echo_phase(server: Server, clients: int, rounds: int, think: float,
+                          watch: ClientWatch | None = None) -> tuple[list[float], float]:
     """The same traffic as play, on bare Channels: the same sockets in rooms of four, each sending one
     message a round (at once, or after thinking as the players do), relayed by a bare consumer to all four
     sockets of its room through the channel layer. A socket's round ends once it has seen the four messages
@@ -260,6 +342,8 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
 
     await asyncio.gather(*(one(room, seat) for room in range(clients // 4) for seat in range(4)))
     elapsed = time.perf_counter() - started[0]
+    if watch is not None:
+        watch.window = (started[0], started[0] + elapsed)
     return [max(seen[key]) - at for key, at in sent.items() if len(seen.get(key, ())) == 4], elapsed
 
 
@@ -429,7 +513,7 @@ async def echo_while(server: Server, clients: int, stage: Stage) -> list[float]:
 
 
 async def game_phase(server: Server, clients: int, games: int, echo_clients: int, think: float,
-                     stagger_starts: bool = False):
+                     stagger_starts: bool = False, watch: ClientWatch | None = None):
     stage = Stage(clients)
     rooms = [Room(server, games, stage, think, stagger_starts) for _ in range(clients // 4)]
     for room in rooms:
@@ -441,6 +525,8 @@ async def game_phase(server: Server, clients: int, games: int, echo_clients: int
     await asyncio.wait_for(stage.all_done.wait(), timeout=600)
     cpu = {name: used - cpu_before[name] for name, used in server.cpu_seconds().items()}
     elapsed = stage.play_ended - stage.play_started
+    if watch is not None:
+        watch.window = (stage.play_started, stage.play_ended)
     await playing
     loaded_echo = await echo_task
     latencies = [value for room in rooms for value in room.latencies()]
@@ -462,6 +548,8 @@ class Pair:
     elapsed: float
     loaded_echo: list[float]
     cpu: dict
+    room_echo_client: str = ""  # the client's stalls in each phase (ClientWatch.summary)
+    client: str = ""
 
     @property
     def ratio(self) -> float:
@@ -469,13 +557,19 @@ class Pair:
 
 
 def run_pair(server: Server, args) -> Pair:
+    """Both phases get the same client: its collector set by client_collector, its stalls watched."""
+    echo_watch, game_watch = ClientWatch(), ClientWatch()
     cpu_before = server.cpu_seconds()
-    room_echo, room_echo_elapsed = asyncio.run(
-        room_echo_phase(server, args.clients, args.games * CANDLES_ROUNDS, args.think))
+    with client_collector(args.client_gc):
+        room_echo, room_echo_elapsed = asyncio.run(echo_watch.watching(
+            room_echo_phase(server, args.clients, args.games * CANDLES_ROUNDS, args.think, echo_watch)))
     room_echo_cpu = {name: used - cpu_before[name] for name, used in server.cpu_seconds().items()}
-    latencies, moves, elapsed, loaded, cpu = asyncio.run(
-        game_phase(server, args.clients, args.games, args.echo_clients, args.think, args.stagger_starts))
-    return Pair(room_echo, len(room_echo) / room_echo_elapsed, room_echo_cpu, latencies, moves, elapsed, loaded, cpu)
+    with client_collector(args.client_gc):
+        latencies, moves, elapsed, loaded, cpu = asyncio.run(game_watch.watching(
+            game_phase(server, args.clients, args.games, args.echo_clients, args.think, args.stagger_starts,
+                       game_watch)))
+    return Pair(room_echo, len(room_echo) / room_echo_elapsed, room_echo_cpu, latencies, moves, elapsed, loaded, cpu,
+                echo_watch.summary(), game_watch.summary())
 
 
 # --- One run, two databases (--databases sqlite,postgresql) ------------------------------------------------
@@ -622,6 +716,8 @@ def compare_databases(args) -> int:
             for name in databases if round_ % 2 == 0 else databases[::-1]:
                 results.append(_compared_pair(name, servers, urls[name][1], args))
                 print(f"  {DATABASE_NAMES[name]:10} {_pair_line(results[-1].pair)}", flush=True)
+                print(f"             client: echo phase {results[-1].pair.room_echo_client} | games "
+                      f"{results[-1].pair.client}", flush=True)
     _print_comparison(databases, results, args)
     return 0
 
@@ -708,6 +804,9 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=5,
                         help="echo-to-every-seat phases, each followed by its games; the ratio is their median")
     add_compare_arguments(parser)
+    parser.add_argument("--client-gc", action="store_true",
+                        help="leave this client's garbage collector on during the timed phases, as before "
+                             "(its collections then stall every socket at once)")
     parser.add_argument("--trace", action="store_true",
                         help="the server stamps each move's stages (rooms/trace.py): print where the slowest "
                              "moves' time went, and log pauses to var/bench/server.log")
@@ -742,6 +841,7 @@ def main() -> int:
               f"every seat p50 {statistics.median(pair.room_echo) * ms:5.0f} p99 "
               f"{percentile(pair.room_echo, 0.99) * ms:5.0f} ms ({pair.room_echo_rate:5.1f}/s) | ratio "
               f"{pair.ratio:4.2f}{cpu}")
+        print(f"          client: echo phase {pair.room_echo_client} | games {pair.client}")
     latencies = [value for pair in pairs for value in pair.latencies]
     room_echo = [value for pair in pairs for value in pair.room_echo]
     loaded = [value for pair in pairs for value in pair.loaded_echo]
