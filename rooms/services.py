@@ -436,7 +436,7 @@ class _MoveWhereVersion:
         # Django's cursor (its health check and connection already done) keeps its query log and wrappers;
         # psycopg's own connection sends the transaction's commands, never prepared (they take no params).
         import psycopg
-        from psycopg.pq import TransactionStatus
+        from psycopg.pq import PipelineStatus, TransactionStatus
 
         # Inside a transaction, or with autocommit off (psycopg's own BEGIN), its COMMIT would be the caller's.
         if connection.in_atomic_block or not connection.get_autocommit():
@@ -451,29 +451,40 @@ class _MoveWhereVersion:
                         cursor.execute(self._statement(), params)
                         session.execute("COMMIT", prepare=False)
                     # the pipeline's exit sent the Sync and read every result
-                except psycopg.errors.PipelineAborted as error:
-                    raise _the_servers_error(error) from None
+                except psycopg.Error as error:
+                    if error.sqlstate is None:  # psycopg's own, with the server's error behind it
+                        raise _the_servers_error(error) from None
+                    raise
                 return cursor.rowcount == 1
         finally:
-            # A failed statement leaves the BEGIN's transaction aborted (the COMMIT was skipped): end it, so
-            # the connection is back in autocommit with no transaction, as Django believes it is. psycopg
-            # drops its prepared statements on a ROLLBACK: the next moves prepare theirs again, once.
-            if not session.closed and session.info.transaction_status != TransactionStatus.IDLE:
-                with connection.wrap_database_errors:
+            if session.closed:
+                pass
+            elif session.pgconn.pipeline_status != PipelineStatus.OFF:
+                # psycopg could not leave pipeline mode ("cannot exit pipeline mode"): a query sent on this
+                # connection now would wait forever for its Sync. It is not used again.
+                connection.close()
+            elif session.info.transaction_status != TransactionStatus.IDLE:
+                # A failed statement leaves the BEGIN's transaction aborted (the COMMIT was skipped): end it, a
+                # round trip more, so the connection is back in autocommit with no transaction, as Django
+                # believes it is. psycopg drops its prepared statements on a ROLLBACK: the next moves prepare
+                # theirs again, once. A failed ROLLBACK must not hide the move's own error: the connection goes.
+                try:
                     session.rollback()
+                except psycopg.Error:
+                    connection.close()
 
 
-def _the_servers_error(aborted: Exception) -> Exception:
-    """The server's own error behind psycopg's PipelineAborted: when the statement fails before the results
-    after it are read, psycopg raises PipelineAborted for them, the server's error only in its __context__;
-    the lock timeout's 55P03 must be told as itself. Only psycopg's own errors are looked through, so an
-    older error the caller was handling is never taken for this one."""
+def _the_servers_error(wrapper: Exception) -> Exception:
+    """The server's own error behind one of psycopg's in a pipeline: when the statement fails before the results
+    after it are read, psycopg raises PipelineAborted for them, or fails to leave pipeline mode, the server's
+    error only in the __context__; the lock timeout's 55P03 must be told as itself. Only psycopg's own errors
+    are looked through, so an older error the caller was handling is never taken for this one."""
     import psycopg
 
-    found = aborted.__context__
-    while isinstance(found, psycopg.Error) and getattr(found, "sqlstate", None) is None:
+    found = wrapper.__context__
+    while isinstance(found, psycopg.Error) and found.sqlstate is None:
         found = found.__context__
-    return found if isinstance(found, psycopg.Error) else aborted
+    return found if isinstance(found, psycopg.Error) else wrapper
 
 
 _LOCK_NOT_AVAILABLE = "55P03"
