@@ -32,6 +32,16 @@ def _move(code: str, seat: int, memory: dict | None) -> Game:
                                 games_in_play=memory)
 
 
+def _remembered_game() -> tuple[str, Game, dict]:
+    """A room of three whose game the worker's memory holds: two moves played, the locked way (the second
+    then remembered), so the next move with `memory` goes the remembered way."""
+    code, _tickets, game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, None)  # the locked way
+    _move(code, 1, memory)  # the locked way, then remembered
+    return code, game, memory
+
+
 def _prepared() -> list[str]:
     with connection.cursor() as cursor:  # Django's cursor: binds in the client, never prepares
         cursor.execute("SELECT statement FROM pg_prepared_statements")
@@ -39,10 +49,7 @@ def _prepared() -> list[str]:
 
 
 def test_a_moves_statements_are_prepared_on_its_connection_and_djangos_are_not():
-    code, _tickets, _game = started_room(3)
-    memory: dict = {}
-    _move(code, 0, None)  # the locked way
-    _move(code, 1, memory)  # the locked way, then remembered
+    code, _game, memory = _remembered_game()
     _move(code, 2, memory)  # remembered: the one writing WITH
     prepared = _prepared()
     assert any(sql.startswith("WITH written AS (UPDATE") for sql in prepared), prepared
@@ -129,10 +136,7 @@ def _no_timeout_and_no_transaction_left():
 def test_a_remembered_move_stops_waiting_on_a_held_table_lock_at_the_lock_timeout():
     # Binding a prepared statement takes its tables' locks before anything in the statement runs: a lock
     # timeout set inside it would come too late for a CREATE INDEX's SHARE lock on the moves.
-    code, _tickets, game = started_room(3)
-    memory: dict = {}
-    _move(code, 0, None)  # the locked way
-    _move(code, 1, memory)  # the locked way, then remembered
+    code, game, memory = _remembered_game()
     _move(code, 2, memory)  # remembered: its statement is now prepared on this connection
     assert any(sql.startswith("WITH written AS (UPDATE") for sql in _prepared())
     holder = _other_session()
@@ -163,10 +167,7 @@ def test_a_column_type_changed_by_another_process_does_not_break_the_prepared_re
     # of this connection failing until it is recycled.
     from django.db import NotSupportedError
 
-    code, _tickets, game = started_room(3)
-    memory: dict = {}
-    _move(code, 0, None)
-    _move(code, 1, memory)
+    code, game, memory = _remembered_game()
     room = game.room
     assert services._current_game(room).pk == game.pk  # its read is now prepared on this connection
     other = _other_session()
@@ -237,10 +238,7 @@ def _dropped_behind_psycopgs_back(name: str) -> None:
 def test_a_read_whose_statement_the_server_dropped_runs_again_on_a_new_connection():
     from django.db import ProgrammingError
 
-    code, _tickets, game = started_room(3)
-    memory: dict = {}
-    _move(code, 0, None)
-    _move(code, 1, memory)
+    code, game, memory = _remembered_game()
     room = game.room
     assert services._current_game(room).pk == game.pk
     backend = connection.connection.info.backend_pid
@@ -287,10 +285,7 @@ def test_a_stale_plan_after_a_deallocate_all_psycopg_had_counted_does_not_leave_
 
 
 def test_a_remembered_move_whose_statement_the_server_dropped_goes_the_locked_way():
-    code, _tickets, game = started_room(3)
-    memory: dict = {}
-    _move(code, 0, None)
-    _move(code, 1, memory)
+    code, game, memory = _remembered_game()
     _move(code, 2, memory)  # remembered: its statement is now prepared on this connection
     _dropped_behind_psycopgs_back(_statement_named("WITH written AS (UPDATE"))
     played, tries = _timed_move(code, 0, memory)
@@ -343,10 +338,7 @@ def test_an_error_at_the_remembered_moves_commit_is_raised_as_itself_and_leaves_
     # times raises an IndexError with the server's error lost.)
     from django.db import IntegrityError
 
-    code, _tickets, game = started_room(3)
-    memory: dict = {}
-    _move(code, 0, None)
-    _move(code, 1, memory)
+    code, game, memory = _remembered_game()
     with connection.cursor() as cursor:
         cursor.execute("CREATE FUNCTION wickwise_refused() RETURNS trigger LANGUAGE plpgsql AS "
                        "$$ BEGIN RAISE EXCEPTION 'refused at commit' USING ERRCODE = 'check_violation'; END $$")
