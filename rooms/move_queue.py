@@ -63,7 +63,7 @@ list of a worker that lives on: before its next take, a second or more later, th
 of the moves' list those on its list that it never handed to a thread (`in_hand`), in the order taken; each is
 played if its deadline has not passed. As with a dead worker's, a room's later request taken meanwhile by
 another worker may be played before one put back, which its seq then refuses. A played request whose
-clearing failed (Redis unreachable just then) is not put back: the intake clears it at its next look.
+clearing failed (Redis unreachable just then) is not put back: the intake clears it before its next take.
 """
 
 from __future__ import annotations
@@ -516,7 +516,7 @@ class MovePlayer:
         # what else is on the list after a failed take was taken by a take whose reply was lost.
         self.in_hand: collections.Counter[str] = collections.Counter()  # a request recovered from this
         # worker's list while it stalled may be taken by it again, and be in hand twice
-        # Requests played whose clearing from the list failed: cleared again at the intake's next look, and never
+        # Requests played whose clearing from the list failed: cleared again before the intake's next take, never
         # taken for lost meanwhile (under the same lock).
         self.played_on_list: collections.Counter[str] = collections.Counter()
         self.in_hand_lock = threading.Lock()
@@ -536,8 +536,8 @@ class MovePlayer:
                     break
             time.sleep(0.05)
         self.pool.shutdown(wait=True)
+        self._clear_played()  # not handed back to be played again
         try:
-            self._clear_played()  # not handed back to be played again
             redis_client = live.client()
             redis_client.delete(self.alive_key)
             redis_client.eval(_RECOVER, 6, *self._recovery_keys(self.id), self.id)
@@ -586,8 +586,7 @@ class MovePlayer:
             try:
                 stamps.mark("upkeep")
                 self._look_after_others()  # whether or not this worker has a free thread
-                if self.played_on_list:
-                    self._clear_played()
+                self._clear_played()
                 if unsure:
                     self._put_back_lost_takes()
                     unsure = False
@@ -663,10 +662,14 @@ class MovePlayer:
             played = self.played_on_list.copy()
         if not played:
             return
-        pipe = live.client().pipeline(transaction=False)
-        for raw, count in played.items():
-            pipe.lrem(self.taken_key, count, raw)
-        pipe.execute()
+        try:
+            pipe = live.client().pipeline(transaction=False)
+            for raw, count in played.items():
+                pipe.lrem(self.taken_key, count, raw)
+            pipe.execute()
+        except RedisError:  # tried again before the next take; no reason to hold up taking moves
+            log.warning("could not clear %d played requests from this worker's list", sum(played.values()))
+            return
         with self.in_hand_lock:
             self.played_on_list -= played
 
@@ -736,7 +739,7 @@ class MovePlayer:
                     self.in_hand[raw] -= 1
                     if self.in_hand[raw] <= 0:
                         del self.in_hand[raw]
-                    if to_clear and not cleared:  # still on the list: the intake clears it at its next look
+                    if to_clear and not cleared:  # still on the list: the intake clears it before its next take
                         self.played_on_list[raw] += 1
                 trace.end()
             finally:  # whatever failed above, the room's next request is not left waiting

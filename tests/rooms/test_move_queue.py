@@ -342,7 +342,7 @@ def failing_the_first_clear_of_a_played_request(monkeypatch) -> list[str]:
     return failed
 
 
-def test_a_played_request_whose_clearing_failed_is_cleared_at_the_next_look_and_never_put_back(monkeypatch):
+def test_a_played_request_whose_clearing_failed_is_cleared_before_the_next_take_and_never_put_back(monkeypatch):
     """Without the intake clearing it, the request stayed on the worker's list and in its memory for the
     worker's life, and was handed back to be played again when the worker stopped."""
     failed = failing_the_first_clear_of_a_played_request(monkeypatch)
@@ -352,7 +352,8 @@ def test_a_played_request_whose_clearing_failed_is_cleared_at_the_next_look_and_
     try:
         hand_over_all(code, [(0, 99, candle_for(game, 0))])  # a seq the game has not reached: refused, not played
         wait_for(lambda: failed, what="the failed clear")
-        wait_for(lambda: live.client().llen(player.taken_key) == 0, what="the request cleared at the next look")
+        wait_for(lambda: live.client().llen(player.taken_key) == 0 and not player.played_on_list,
+                 what="the request cleared before the next take, and forgotten")
         with player.in_hand_lock:
             assert not player.in_hand and not player.played_on_list
         assert live.client().llen(moves_lane) == 0
