@@ -62,7 +62,8 @@ connection dropped, or Redis silent past the socket timeout, after it ran the ta
 list of a worker that lives on: before its next take, a second or more later, the intake puts back at the head
 of the moves' list those on its list that it never handed to a thread (`in_hand`), in the order taken; each is
 played if its deadline has not passed. As with a dead worker's, a room's later request taken meanwhile by
-another worker may be played before one put back, which its seq then refuses.
+another worker may be played before one put back, which its seq then refuses. A played request whose
+clearing failed (Redis unreachable just then) is not put back: the intake clears it before its next take.
 """
 
 from __future__ import annotations
@@ -515,6 +516,9 @@ class MovePlayer:
         # what else is on the list after a failed take was taken by a take whose reply was lost.
         self.in_hand: collections.Counter[str] = collections.Counter()  # a request recovered from this
         # worker's list while it stalled may be taken by it again, and be in hand twice
+        # Requests played whose clearing from the list failed: cleared again before the intake's next take, never
+        # taken for lost meanwhile (under the same lock).
+        self.played_on_list: collections.Counter[str] = collections.Counter()
         self.in_hand_lock = threading.Lock()
         self.thread = threading.Thread(target=self._take, name="move-intake", daemon=True)
 
@@ -532,6 +536,7 @@ class MovePlayer:
                     break
             time.sleep(0.05)
         self.pool.shutdown(wait=True)
+        self._clear_played()  # not handed back to be played again
         try:
             redis_client = live.client()
             redis_client.delete(self.alive_key)
@@ -581,6 +586,7 @@ class MovePlayer:
             try:
                 stamps.mark("upkeep")
                 self._look_after_others()  # whether or not this worker has a free thread
+                self._clear_played()
                 if unsure:
                     self._put_back_lost_takes()
                     unsure = False
@@ -636,7 +642,7 @@ class MovePlayer:
         on it that no thread of this worker has (its threads only ever clear their own from it)."""
         on_list = live.client().lrange(self.taken_key, 0, -1)
         with self.in_hand_lock:
-            unmatched = self.in_hand.copy()
+            unmatched = self.in_hand + self.played_on_list
         lost = []
         for raw in on_list:
             if unmatched[raw] > 0:
@@ -649,6 +655,23 @@ class MovePlayer:
         moved = live.client().eval(_PUT_BACK, 3, moves, self.taken_key, moves_bell, *lost)
         if moved:
             log.warning("%d requests of a take whose reply was lost put back on the queue", moved)
+
+    def _clear_played(self) -> None:
+        """Clear from this worker's list the played requests a thread could not clear (Redis failed it then)."""
+        with self.in_hand_lock:
+            played = self.played_on_list.copy()
+        if not played:
+            return
+        try:
+            pipe = live.client().pipeline(transaction=False)
+            for raw, count in played.items():
+                pipe.lrem(self.taken_key, count, raw)
+            pipe.execute()
+        except RedisError:  # tried again before the next take; no reason to hold up taking moves
+            log.warning("could not clear %d played requests from this worker's list", sum(played.values()))
+            return
+        with self.in_hand_lock:
+            self.played_on_list -= played
 
     def _hand_to_room(self, raw: str, *, start_slot: bool = False, stamps: dict | None = None) -> None:
         """`start_slot`: the request holds one of the start slots, given back once it is played. `stamps`:
@@ -712,11 +735,12 @@ class MovePlayer:
                     cleared = True
                 except RedisError:
                     log.warning("could not clear a played request from this worker's list")
-                if cleared or not to_clear:  # else still on the list until the worker stops: kept in hand,
-                    with self.in_hand_lock:  # never put back as lost
-                        self.in_hand[raw] -= 1
-                        if self.in_hand[raw] <= 0:
-                            del self.in_hand[raw]
+                with self.in_hand_lock:
+                    self.in_hand[raw] -= 1
+                    if self.in_hand[raw] <= 0:
+                        del self.in_hand[raw]
+                    if to_clear and not cleared:  # still on the list: the intake clears it before its next take
+                        self.played_on_list[raw] += 1
                 trace.end()
             finally:  # whatever failed above, the room's next request is not left waiting
                 if room is not None:

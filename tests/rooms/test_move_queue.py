@@ -325,6 +325,56 @@ def test_a_request_cleared_meanwhile_is_not_put_back():
     assert live.client().llen(taken_key) == 0 and live.client().llen(moves_lane + ":bell") == 1
 
 
+def failing_the_first_clear_of_a_played_request(monkeypatch) -> list[str]:
+    """A move thread's own clearing of its request from the worker's list fails once (Redis unreachable just
+    then). Returns the request it failed to clear, once it has."""
+    execute = redis.client.Pipeline.execute
+    failed: list[str] = []
+
+    def failing_once(pipe, *args, **kwargs):
+        stack = pipe.command_stack
+        if not failed and stack and stack[0][0][0] == "LREM" and ":taken:" in str(stack[0][0][1]):
+            failed.append(stack[0][0][3])
+            pipe.reset()
+            raise redis.exceptions.ConnectionError("Connection reset by peer")
+        return execute(pipe, *args, **kwargs)
+
+    monkeypatch.setattr(redis.client.Pipeline, "execute", failing_once)
+    return failed
+
+
+def test_a_played_request_whose_clearing_failed_is_cleared_before_the_next_take_and_never_put_back(monkeypatch):
+    """Without the intake clearing it, the request stayed on the worker's list and in its memory for the
+    worker's life, and was handed back to be played again when the worker stopped."""
+    failed = failing_the_first_clear_of_a_played_request(monkeypatch)
+    code, _tickets, game = started_room(4)
+    player = move_queue.MovePlayer(threads=1).start()
+    moves_lane = live.key(move_queue.QUEUE)
+    try:
+        hand_over_all(code, [(0, 99, candle_for(game, 0))])  # a seq the game has not reached: refused, not played
+        wait_for(lambda: failed, what="the failed clear")
+        wait_for(lambda: live.client().llen(player.taken_key) == 0 and not player.played_on_list,
+                 what="the request cleared before the next take, and forgotten")
+        with player.in_hand_lock:
+            assert not player.in_hand and not player.played_on_list
+        assert live.client().llen(moves_lane) == 0
+    finally:
+        player.stop()
+    assert live.client().llen(moves_lane) == 0 and Move.objects.filter(game=game).count() == 0
+
+
+def test_a_played_request_not_yet_cleared_is_not_taken_for_a_lost_take():
+    player = move_queue.MovePlayer(threads=1)
+    moves_lane = live.key(move_queue.QUEUE)
+    live.client().rpush(player.taken_key, "played", "lost")
+    player.played_on_list["played"] += 1
+    player._put_back_lost_takes()
+    assert live.client().lrange(moves_lane, 0, -1) == ["lost"]
+    assert live.client().lrange(player.taken_key, 0, -1) == ["played"]
+    player._clear_played()
+    assert live.client().llen(player.taken_key) == 0 and not player.played_on_list
+
+
 def test_the_sites_redis_calls_time_out_rather_than_hang():
     """A Redis that goes silent fails a call after the socket timeout, longer than any wait the site asks of
     it (the intake's, 0.5 s). redis-py's default today; pinned rather than left to the library."""
