@@ -103,6 +103,8 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # or DROP makes it drop them all (DEALLOCATE ALL, a round trip more). Acceptable: each is prepared again
     # once, at its next run, and these are rare next to moves.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
+    # Django's backend, with a health check that makes no round trip while the server has said nothing.
+    DATABASES["default"]["ENGINE"] = "config.postgresql"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -177,10 +177,11 @@ def test_two_workers_play_each_queued_move_once_and_refuse_a_double_submit():
 
 
 def test_a_move_thread_whose_connection_the_server_dropped_plays_the_next_move_on_a_new_one(monkeypatch):
-    """The worker keeps its connections between requests, and Django's health check (a `SELECT 1` before
-    each request's first query) finds one the server dropped meanwhile: the move is played on a new
-    connection instead of failing. Skipping that check on a connection used lately was measured and not
-    kept (docs/benchmarks.md): it saved PostgreSQL about 0.04 ms a move and would fail this move."""
+    """The worker keeps its connections between requests, and the health check before each request's first
+    query finds one the server dropped meanwhile (its socket turned readable: Django's `SELECT 1` then runs
+    and fails, config/postgresql): the move is played on a new connection instead of failing. Skipping the
+    check on a connection used lately, whatever its socket said, was measured and not kept
+    (docs/benchmarks.md): it would fail this move."""
     if connection.vendor != "postgresql":
         pytest.skip("no server can drop SQLite's connection")
     monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 60)  # kept between requests, as the site does
