@@ -32,6 +32,10 @@ behind every move sent before it (its latency is the moves in flight over the mo
 presses Start at the same moment unless --stagger-starts (with --think) has each host think first: a
 start costs the worker several moves, and the first round's moves wait behind all the starts sent at once.
 
+With --probe daphne reports after each pair what it holds (rooms/probe.py): its resident memory, its live
+objects by generation, its tasks and timers, its connections and the channel layer's channels and groups,
+and the types that grew most since the pair before.
+
 With --trace the server stamps each move's stages (rooms/trace.py): the script prints where the time of the
 slowest 5 % of moves went, stage by stage, next to all moves', then the hand-over (daphne's push to the
 worker's take) split by where the request waited (in daphne, in Redis's list and what the worker's intake did
@@ -65,6 +69,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -91,6 +96,7 @@ REFUSALS: dict = {}  # (the refused request's kind, the code) -> count: says wha
 CANDLES_ROUNDS = 6  # a game of candles is six rounds: each socket moves once a round
 UNANSWERED = ("move_unanswered", "busy")  # refusals of a request that was not played: it may be sent again
 TRACE = "--trace" in sys.argv  # read before the server starts (main's parser documents it)
+PROBE = "--probe" in sys.argv  # the same
 TRACED: list[dict] = []  # with --trace: each move's stamps, from the client's send to the last seat's receipt
 
 
@@ -130,7 +136,9 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
             "WICKWISE_PER_ADDRESS_SCALE": "1000",  # every client comes from 127.0.0.1
             "LOG_LEVEL": "WARNING",
             **({"WICKWISE_TRACE_MOVES": "1"} if TRACE else {}),
+            **({"WICKWISE_PROBE_FILE": str(workdir / "probe.jsonl")} if PROBE else {}),
         }
+        self.probe_file = workdir / "probe.jsonl"
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=self.env, check=True)
         self.logs = open(workdir / "server.log", "w")  # noqa: SIM115
         self.processes = [
@@ -187,6 +195,22 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
                 return {}
             used[name] = (int(fields[11]) + int(fields[12])) / ticks
         return used
+
+    def probe(self, collect: bool = False) -> dict:
+        """What daphne holds now (rooms/probe.py), with --probe; after a full collection if `collect`."""
+        lines = len(self.probe_file.read_text().splitlines()) if self.probe_file.exists() else 0
+        self.processes[0].send_signal(signal.SIGUSR2 if collect else signal.SIGUSR1)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            time.sleep(0.1)
+            if self.probe_file.exists():
+                text = self.probe_file.read_text().splitlines()
+                if len(text) > lines:
+                    try:
+                        return json.loads(text[lines])
+                    except ValueError:
+                        continue
+        raise RuntimeError("daphne did not answer the probe")
 
     def stop(self):
         for process in self.processes:
@@ -807,6 +831,9 @@ def main() -> int:
     parser.add_argument("--client-gc", action="store_true",
                         help="leave this client's garbage collector on during the timed phases, as before "
                              "(its collections then stall every socket at once)")
+    parser.add_argument("--probe", action="store_true",
+                        help="after each pair, print what daphne holds (rooms/probe.py): its memory, live objects, "
+                             "tasks, timers, connections and channel layer entries, and the types that grew")
     parser.add_argument("--trace", action="store_true",
                         help="the server stamps each move's stages (rooms/trace.py): print where the slowest "
                              "moves' time went, and log pauses to var/bench/server.log")
@@ -823,8 +850,16 @@ def main() -> int:
             cpu_before = server.cpu_seconds()
             echo = asyncio.run(echo_phase(server, args.clients, args.echo_messages))
             echo_cpu = {name: used - cpu_before[name] for name, used in server.cpu_seconds().items()}
+            probed = [server.probe()] if PROBE else []
+            if PROBE:
+                print_probe(0, None, probed[0], None)
             for _pair in range(args.pairs):
                 pairs.append(run_pair(server, args))
+                if PROBE:
+                    probed.append(server.probe())
+                    print_probe(len(pairs), pairs[-1], probed[-1], probed[-2])
+            if PROBE:
+                print_probe("collected", None, server.probe(collect=True), probed[-1])
         finally:
             server.stop()
     ms = 1000.0
@@ -881,6 +916,24 @@ def main() -> int:
         refused = sorted(REFUSALS.items())
         print(f"  refused, by request: {', '.join(f'{kind} {code} {count}' for (kind, code), count in refused)}")
     return 0
+
+
+def print_probe(label, pair: Pair | None, now: dict, before: dict | None) -> None:
+    """One line of what daphne holds (--probe), with the pair's CPU, and the types that grew most since."""
+    layer = next(iter(now["layer"].values()), {})
+    cpu = ""
+    if pair is not None and pair.cpu:
+        cpu = (f" | CPU a relay {pair.room_echo_cpu['daphne'] / len(pair.room_echo) * 1000:.2f} ms, a move "
+               f"{pair.cpu['daphne'] / pair.moves * 1000:.2f} ms daphne")
+    print(f"  probe {label}: RSS {now['rss_kb'] / 1024:.1f} MB, objects {now['objects']} (gens "
+          f"{'/'.join(map(str, now['generations']))}, frozen {now['frozen']}), tasks {now['tasks']}, timers "
+          f"{now['timers']}, daphne connections {now['daphne_connections']}, layer channels {layer.get('channels')} "
+          f"groups {layer.get('groups')} subscribed {layer.get('subscribed')} pubsub {layer.get('pubsub_channels')}"
+          f"{cpu}" + (f", collected {now['collected']}" if now.get("collected") is not None else ""), flush=True)
+    if before is not None:
+        grown = sorted(((count - before["types"].get(name, 0), name) for name, count in now["types"].items()),
+                       reverse=True)[:8]
+        print("    grown: " + ", ".join(f"{name} {delta:+d}" for delta, name in grown if delta), flush=True)
 
 
 # A move's stages in order: the client's send, daphne's consumer (sent), the push landing in Redis (landed,
