@@ -17,7 +17,9 @@ server. The ratio of their p99s is the median over the pairs: the machine's spee
 a pair measures both sides within seconds of each other.
 
 Every socket is seated before its phase starts and stays open until the phase ends, so connecting and
-leaving are not measured.
+leaving are not measured. Each phase starts once daphne is done with the sockets of the phase before
+(Server.settle): their leaving (some milliseconds of daphne's CPU a socket) used to fall into the next
+phase, the next pair's echo above all, and is printed apart ("a socket leaving").
 
 All the clients run in this one process's event loop, so a stall of this process stalls every socket at
 once and lengthens whatever is in flight. Its garbage collector is off during each timed phase (a gen-2
@@ -211,6 +213,23 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
                     except ValueError:
                         continue
         raise RuntimeError("daphne did not answer the probe")
+
+    def settle(self, window: float = 0.5, busy: float = 0.05, longest: float = 60.0) -> float:
+        """Wait until daphne is done with the sockets that just closed: its CPU over the last `window` seconds
+        under `busy` of a core. Each of them leaves its room (Redis, a database thread, the room's update):
+        some milliseconds of daphne's CPU a socket, which without this fell into the next phase's CPU and
+        delayed its messages. Returns the CPU daphne used meanwhile (0 without /proc)."""
+        start = last = self.cpu_seconds()
+        if not start:
+            return 0.0
+        deadline = time.monotonic() + longest
+        while time.monotonic() < deadline:
+            time.sleep(window)
+            now = self.cpu_seconds()
+            if now["daphne"] - last["daphne"] < busy * window:
+                break
+            last = now
+        return now["daphne"] - start["daphne"]
 
     def stop(self):
         for process in self.processes:
@@ -574,6 +593,7 @@ class Pair:
     cpu: dict
     room_echo_client: str = ""  # the client's stalls in each phase (ClientWatch.summary)
     client: str = ""
+    left: dict | None = None  # by phase: daphne's CPU seconds as that phase's sockets left (Server.settle)
 
     @property
     def ratio(self) -> float:
@@ -581,19 +601,23 @@ class Pair:
 
 
 def run_pair(server: Server, args) -> Pair:
-    """Both phases get the same client: its collector set by client_collector, its stalls watched."""
+    """Both phases get the same client: its collector set by client_collector, its stalls watched. Each phase
+    starts once daphne has done with the sockets of the phase before (Server.settle): the CPU of their
+    leaving is counted apart (`left`), not in the next phase's."""
     echo_watch, game_watch = ClientWatch(), ClientWatch()
     cpu_before = server.cpu_seconds()
     with client_collector(args.client_gc):
         room_echo, room_echo_elapsed = asyncio.run(echo_watch.watching(
             room_echo_phase(server, args.clients, args.games * CANDLES_ROUNDS, args.think, echo_watch)))
     room_echo_cpu = {name: used - cpu_before[name] for name, used in server.cpu_seconds().items()}
+    echo_left = server.settle()
     with client_collector(args.client_gc):
         latencies, moves, elapsed, loaded, cpu = asyncio.run(game_watch.watching(
             game_phase(server, args.clients, args.games, args.echo_clients, args.think, args.stagger_starts,
                        game_watch)))
+    games_left = server.settle()
     return Pair(room_echo, len(room_echo) / room_echo_elapsed, room_echo_cpu, latencies, moves, elapsed, loaded, cpu,
-                echo_watch.summary(), game_watch.summary())
+                echo_watch.summary(), game_watch.summary(), {"echo": echo_left, "games": games_left})
 
 
 # --- One run, two databases (--databases sqlite,postgresql) ------------------------------------------------
@@ -736,6 +760,7 @@ def compare_databases(args) -> int:
             stack.callback(servers[name].stop)
         for server in servers.values():  # a warm-up, as the single mode's idle echo is
             asyncio.run(echo_phase(server, args.clients, args.echo_messages))
+            server.settle()
         for round_ in range(args.pairs):
             for name in databases if round_ % 2 == 0 else databases[::-1]:
                 results.append(_compared_pair(name, servers, urls[name][1], args))
@@ -850,6 +875,7 @@ def main() -> int:
             cpu_before = server.cpu_seconds()
             echo = asyncio.run(echo_phase(server, args.clients, args.echo_messages))
             echo_cpu = {name: used - cpu_before[name] for name, used in server.cpu_seconds().items()}
+            server.settle()
             probed = [server.probe()] if PROBE else []
             if PROBE:
                 print_probe(0, None, probed[0], None)
@@ -870,7 +896,9 @@ def main() -> int:
     for number, pair in enumerate(pairs, 1):
         cpu = (f"   CPU a move: daphne {pair.cpu['daphne'] / pair.moves * ms:.2f} ms, worker "
                f"{pair.cpu['worker'] / pair.moves * ms:.2f} ms; a relay: daphne "
-               f"{pair.room_echo_cpu['daphne'] / len(pair.room_echo) * ms:.2f} ms") if pair.cpu else ""
+               f"{pair.room_echo_cpu['daphne'] / len(pair.room_echo) * ms:.2f} ms; a socket leaving: echo "
+               f"{pair.left['echo'] / args.clients * ms:.2f}, games "
+               f"{pair.left['games'] / (args.clients + args.echo_clients) * ms:.2f} ms") if pair.cpu else ""
         print(f"  pair {number}: move p50 {statistics.median(pair.latencies) * ms:6.0f} p99 "
               f"{percentile(pair.latencies, 0.99) * ms:6.0f} ms ({pair.moves / pair.elapsed:5.1f}/s) | echo to "
               f"every seat p50 {statistics.median(pair.room_echo) * ms:5.0f} p99 "
@@ -887,8 +915,10 @@ def main() -> int:
         daphne = sum(pair.cpu["daphne"] for pair in pairs)
         worker = sum(pair.cpu["worker"] for pair in pairs)
         relay = sum(pair.room_echo_cpu["daphne"] for pair in pairs)
+        left = sum(pair.left["games"] for pair in pairs) / (len(pairs) * (args.clients + args.echo_clients))
         print(f"  server CPU per move       {daphne / moves * ms:8.2f} ms daphne, {worker / moves * ms:.2f} ms worker"
-              f"   (a relay to every seat: {relay / len(room_echo) * ms:.2f} ms daphne)")
+              f"   (a relay to every seat: {relay / len(room_echo) * ms:.2f} ms daphne; a game's socket leaving: "
+              f"{left * ms:.2f} ms daphne)")
     print(f"  move -> every seat  p50   {statistics.median(latencies) * ms:8.2f} ms   "
           f"p99 {percentile(latencies, 0.99) * ms:8.2f} ms   (n={len(latencies)})")
     print(f"  echo to every seat  p50   {statistics.median(room_echo) * ms:8.2f} ms   "
