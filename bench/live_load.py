@@ -36,7 +36,9 @@ start costs the worker several moves, and the first round's moves wait behind al
 
 With --probe daphne reports after each pair what it holds (rooms/probe.py): its resident memory, its live
 objects by generation, its tasks and timers, its connections and the channel layer's channels and groups,
-and the types that grew most since the pair before.
+and the types that grew most since the pair before. With --against-fresh one server lives through the whole
+run and each of its pairs is set against a new server's second pair, alternating (against_fresh): whether
+daphne's CPU grows with its age, apart from the machine's drift.
 
 With --trace the server stamps each move's stages (rooms/trace.py): the script prints where the time of the
 slowest 5 % of moves went, stage by stage, next to all moves', then the hand-over (daphne's push to the
@@ -838,6 +840,64 @@ def _print_comparison(databases: list[str], results: list[ComparedPair], args) -
                   f"{medians[name] / medians[first]:.2f}   (target <= 1.25)")
 
 
+# --- A server's age (--against-fresh) ---------------------------------------------------------------------
+
+def against_fresh(args) -> int:
+    """Does daphne's CPU grow with its age? One server lives through the whole run; next to each of its pairs
+    a new server plays one warm-up pair and then one measured pair, in the order aged, fresh, fresh, aged, ...
+    so that the machine's drift falls on both alike. Prints each measured pair's CPU a relay and a move, and
+    the median over the rounds of aged / fresh."""
+    raise_open_files_limit()
+    rows: list[tuple[str, int, Pair]] = []
+    with ExitStack() as stack:
+        redis_url = stack.enter_context(started_redis())
+        aged = Server(redis_url, move_threads=args.move_threads, label="aged")
+        stack.callback(aged.stop)
+        asyncio.run(echo_phase(aged, args.clients, args.echo_messages))
+        aged.settle()
+        aged_pairs = 0
+        for round_ in range(args.pairs):
+            for side in ("aged", "fresh") if round_ % 2 == 0 else ("fresh", "aged"):
+                if side == "aged":
+                    aged_pairs += 1
+                    rows.append(("aged", aged_pairs, run_pair(aged, args)))
+                else:
+                    fresh = Server(redis_url, move_threads=args.move_threads, label="fresh")
+                    try:
+                        asyncio.run(echo_phase(fresh, args.clients, args.echo_messages))
+                        fresh.settle()
+                        run_pair(fresh, args)  # its warm-up: the game's code runs for the first time
+                        rows.append(("fresh", 2, run_pair(fresh, args)))
+                    finally:
+                        fresh.stop()
+                side_, age, pair = rows[-1]
+                print(f"  round {round_ + 1} {side_:5} (pair {age:2} of its server): {_age_line(pair, args)}",
+                      flush=True)
+    ms = 1000.0
+    print(f"a server's age: {args.clients} clients, {args.games} games a pair, think {args.think:g}; {args.pairs} "
+          f"rounds of (the one aged server's next pair, a fresh server's second pair)")
+    for what, cpu in (("a relay", lambda p: p.room_echo_cpu["daphne"] / len(p.room_echo)),
+                      ("a move", lambda p: p.cpu["daphne"] / p.moves),
+                      ("a socket leaving", lambda p: p.left["games"] / (args.clients + args.echo_clients))):
+        aged_cpu = [cpu(p) for side, _age, p in rows if side == "aged"]
+        fresh_cpu = [cpu(p) for side, _age, p in rows if side == "fresh"]
+        ratios = sorted(a / f for a, f in zip(aged_cpu, fresh_cpu) if f) or [float("nan")]
+        print(f"  daphne's CPU {what}: aged median {statistics.median(aged_cpu) * ms:.2f} ms (first "
+              f"{aged_cpu[0] * ms:.2f}, last {aged_cpu[-1] * ms:.2f}), fresh median "
+              f"{statistics.median(fresh_cpu) * ms:.2f} ms; aged / fresh {statistics.median(ratios):.2f} (median of "
+              f"{len(ratios)} rounds, {ratios[0]:.2f} to {ratios[-1]:.2f})")
+    return 0
+
+
+def _age_line(pair: Pair, args) -> str:
+    ms = 1000.0
+    return (f"daphne CPU a relay {pair.room_echo_cpu['daphne'] / len(pair.room_echo) * ms:.2f} ms, a move "
+            f"{pair.cpu['daphne'] / pair.moves * ms:.2f} ms, a socket leaving "
+            f"{pair.left['games'] / (args.clients + args.echo_clients) * ms:.2f} ms; worker a move "
+            f"{pair.cpu['worker'] / pair.moves * ms:.2f} ms | move p99 {percentile(pair.latencies, 0.99) * ms:.0f} ms, "
+            f"echo to every seat p99 {percentile(pair.room_echo, 0.99) * ms:.0f} ms")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=200)
@@ -856,6 +916,9 @@ def main() -> int:
     parser.add_argument("--client-gc", action="store_true",
                         help="leave this client's garbage collector on during the timed phases, as before "
                              "(its collections then stall every socket at once)")
+    parser.add_argument("--against-fresh", action="store_true",
+                        help="a server's age: one server for the whole run, each of its pairs next to a fresh "
+                             "server's second pair (--pairs rounds)")
     parser.add_argument("--probe", action="store_true",
                         help="after each pair, print what daphne holds (rooms/probe.py): its memory, live objects, "
                              "tasks, timers, connections and channel layer entries, and the types that grew")
@@ -867,6 +930,8 @@ def main() -> int:
         parser.error("--clients must be a multiple of 4")
     if args.databases:
         return compare_databases(args)
+    if args.against_fresh:
+        return against_fresh(args)
     raise_open_files_limit()
     pairs: list[Pair] = []
     with started_redis() as redis_url:
