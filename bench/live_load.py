@@ -101,6 +101,7 @@ CANDLES_ROUNDS = 6  # a game of candles is six rounds: each socket moves once a 
 UNANSWERED = ("move_unanswered", "busy")  # refusals of a request that was not played: it may be sent again
 TRACE = "--trace" in sys.argv  # read before the server starts (main's parser documents it)
 PROBE = "--probe" in sys.argv  # the same
+GRACE_SECONDS = "1"
 TRACED: list[dict] = []  # with --trace: each move's stamps, from the client's send to the last seat's receipt
 
 
@@ -138,6 +139,10 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
             "WICKWISE_BENCH_ECHO": "1",
             "WICKWISE_BOT_DELAY_SECONDS": "0",
             "WICKWISE_PER_ADDRESS_SCALE": "1000",  # every client comes from 127.0.0.1
+            # A seat's grace period runs out this long after its socket left: within the wait after its phase
+            # (settle), not 20 s later in the middle of the next phase, where a thousand of them at once kept
+            # the worker busy for seconds. No socket leaves while a phase is timed.
+            "WICKWISE_GRACE_SECONDS": GRACE_SECONDS,
             "LOG_LEVEL": "WARNING",
             **({"WICKWISE_TRACE_MOVES": "1"} if TRACE else {}),
             **({"WICKWISE_PROBE_FILE": str(workdir / "probe.jsonl")} if PROBE else {}),
@@ -217,10 +222,11 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
         raise RuntimeError("daphne did not answer the probe")
 
     def settle(self, window: float = 0.5, busy: float = 0.05, longest: float = 60.0) -> float:
-        """Wait until daphne is done with the sockets that just closed: its CPU over the last `window` seconds
-        under `busy` of a core. Each of them leaves its room (Redis, a database thread, the room's update):
-        some milliseconds of daphne's CPU a socket, which without this fell into the next phase's CPU and
-        delayed its messages. Returns the CPU daphne used meanwhile (0 without /proc)."""
+        """Wait until daphne and the worker are done with the sockets that just closed: each one's CPU over the
+        last `window` seconds under `busy` of a core. Each socket leaves its room (Redis, a database thread,
+        the room's update): some milliseconds of daphne's CPU a socket, which without this fell into the next
+        phase's CPU and delayed its messages; then the worker fires its seat's grace period (GRACE_SECONDS
+        below). Returns the CPU daphne used meanwhile (0 without /proc)."""
         start = last = self.cpu_seconds()
         if not start:
             return 0.0
@@ -228,7 +234,7 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
         while time.monotonic() < deadline:
             time.sleep(window)
             now = self.cpu_seconds()
-            if now["daphne"] - last["daphne"] < busy * window:
+            if all(now[name] - last[name] < busy * window for name in now):
                 break
             last = now
         return now["daphne"] - start["daphne"]
