@@ -17,9 +17,10 @@ server. The ratio of their p99s is the median over the pairs: the machine's spee
 a pair measures both sides within seconds of each other.
 
 Every socket is seated before its phase starts and stays open until the phase ends, so connecting and
-leaving are not measured. Each phase starts once daphne is done with the sockets of the phase before
-(Server.settle): their leaving (some milliseconds of daphne's CPU a socket) used to fall into the next
-phase, the next pair's echo above all, and is printed apart ("a socket leaving").
+leaving are not measured. Each phase starts once daphne and the worker are done with the sockets of the phase
+before (Server.settle), their grace periods included (1 s on the benchmark's server): their leaving (some
+milliseconds of daphne's CPU a socket, then the worker's grace periods) used to fall into the next phase, the
+next pair's echo above all, and daphne's part is printed apart ("a socket leaving").
 
 All the clients run in this one process's event loop, so a stall of this process stalls every socket at
 once and lengthens whatever is in flight. Its garbage collector is off during each timed phase (a gen-2
@@ -101,7 +102,7 @@ CANDLES_ROUNDS = 6  # a game of candles is six rounds: each socket moves once a 
 UNANSWERED = ("move_unanswered", "busy")  # refusals of a request that was not played: it may be sent again
 TRACE = "--trace" in sys.argv  # read before the server starts (main's parser documents it)
 PROBE = "--probe" in sys.argv  # the same
-GRACE_SECONDS = "1"
+GRACE_SECONDS = "1"  # the server's grace period for a seat whose socket left (see Server)
 TRACED: list[dict] = []  # with --trace: each move's stamps, from the client's send to the last seat's receipt
 
 
@@ -610,8 +611,8 @@ class Pair:
 
 def run_pair(server: Server, args) -> Pair:
     """Both phases get the same client: its collector set by client_collector, its stalls watched. Each phase
-    starts once daphne has done with the sockets of the phase before (Server.settle): the CPU of their
-    leaving is counted apart (`left`), not in the next phase's."""
+    starts once daphne and the worker are done with the sockets of the phase before (Server.settle): daphne's
+    CPU of their leaving is counted apart (`left`), not in the next phase's."""
     echo_watch, game_watch = ClientWatch(), ClientWatch()
     cpu_before = server.cpu_seconds()
     with client_collector(args.client_gc):
