@@ -12,6 +12,7 @@ import gc
 import json
 import os
 import signal
+import sys
 import time
 
 PATH = os.environ.get("WICKWISE_PROBE_FILE")
@@ -34,13 +35,17 @@ def _loop():
 
 
 def _layer() -> dict:
+    """Each channel layer's entries, summed over its layers by event loop (a growing number of those is a
+    leak too, so it is counted)."""
     from channels.layers import channel_layers
 
     found = {}
     for alias, layer in channel_layers.backends.items():
-        for loop_layer in getattr(layer, "_layers", {}).values():
+        loop_layers = list(getattr(layer, "_layers", {}).values())
+        counts = collections.Counter({"loops": len(loop_layers)})
+        for loop_layer in loop_layers:
             shards = getattr(loop_layer, "_shards", [])
-            found[alias] = {
+            counts.update({
                 "channels": len(loop_layer.channels),
                 "queued": sum(queue.qsize() for queue in loop_layer.channels.values()),
                 "groups": len(loop_layer.groups),
@@ -49,7 +54,10 @@ def _layer() -> dict:
                 "pubsub_channels": sum(len(shard._pubsub.channels) for shard in shards if shard._pubsub),
                 "pubsub_pending": sum(len(shard._pubsub.pending_unsubscribe_channels)
                                       for shard in shards if shard._pubsub),
-            }
+            })
+        found[alias] = {key: counts[key] for key in (
+            "loops", "channels", "queued", "groups", "group_members", "subscribed", "pubsub_channels",
+            "pubsub_pending")}
     return found
 
 
@@ -79,11 +87,16 @@ def snapshot() -> dict:
 
 
 def _on_signal(signum, frame) -> None:
-    collected = gc.collect() if signum == signal.SIGUSR2 else None  # SIGUSR2: after a full collection
-    entry = snapshot()
-    entry["collected"] = collected
-    with open(PATH, "a") as out:
-        out.write(json.dumps(entry) + "\n")
+    """Runs on daphne's loop thread, between two of its steps, and holds the loop while it counts (and
+    collects, on SIGUSR2). A failure is written to stderr: raised here, it would stop daphne's loop."""
+    try:
+        collected = gc.collect() if signum == signal.SIGUSR2 else None  # SIGUSR2: after a full collection
+        entry = snapshot()
+        entry["collected"] = collected
+        with open(PATH, "a") as out:
+            out.write(json.dumps(entry) + "\n")
+    except Exception as error:  # noqa: BLE001 (a diagnostic must never take the server down)
+        print(f"probe failed: {error!r}", file=sys.stderr, flush=True)
 
 
 def install() -> None:

@@ -51,3 +51,9 @@ def test_off_unless_the_environment_names_a_file(monkeypatch):
     before = signal.getsignal(signal.SIGUSR1)
     probe.install()
     assert signal.getsignal(signal.SIGUSR1) is before
+
+
+def test_a_probe_that_fails_says_so_and_leaves_the_server_running(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(probe, "PATH", str(tmp_path / "no such directory" / "probe.jsonl"))
+    probe._on_signal(signal.SIGUSR1, None)  # raised here, it would stop daphne's loop
+    assert "probe failed" in capsys.readouterr().err
