@@ -17,7 +17,10 @@ server. The ratio of their p99s is the median over the pairs: the machine's spee
 a pair measures both sides within seconds of each other.
 
 Every socket is seated before its phase starts and stays open until the phase ends, so connecting and
-leaving are not measured.
+leaving are not measured. Each phase starts once daphne and the worker are done with the sockets of the phase
+before (Server.settle), their grace periods included (1 s on the benchmark's server): their leaving (some
+milliseconds of daphne's CPU a socket, then the worker's grace periods) used to fall into the next phase, the
+next pair's echo above all, and daphne's part is printed apart ("a socket leaving").
 
 All the clients run in this one process's event loop, so a stall of this process stalls every socket at
 once and lengthens whatever is in flight. Its garbage collector is off during each timed phase (a gen-2
@@ -31,6 +34,12 @@ behind every move sent before it (its latency is the moves in flight over the mo
 --think S a client waits between 0 and 2*S seconds before each move, like a quick player. Every room's host
 presses Start at the same moment unless --stagger-starts (with --think) has each host think first: a
 start costs the worker several moves, and the first round's moves wait behind all the starts sent at once.
+
+With --probe daphne reports after each pair what it holds (rooms/probe.py): its resident memory, its live
+objects by generation, its tasks and timers, its connections and the channel layer's channels and groups,
+and the types that grew most since the pair before. With --against-fresh one server lives through the whole
+run and each of its pairs is set against a new server's second pair, alternating (against_fresh): whether
+daphne's CPU grows with its age, apart from the machine's drift.
 
 With --trace the server stamps each move's stages (rooms/trace.py): the script prints where the time of the
 slowest 5 % of moves went, stage by stage, next to all moves', then the hand-over (daphne's push to the
@@ -65,6 +74,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -91,6 +101,8 @@ REFUSALS: dict = {}  # (the refused request's kind, the code) -> count: says wha
 CANDLES_ROUNDS = 6  # a game of candles is six rounds: each socket moves once a round
 UNANSWERED = ("move_unanswered", "busy")  # refusals of a request that was not played: it may be sent again
 TRACE = "--trace" in sys.argv  # read before the server starts (main's parser documents it)
+PROBE = "--probe" in sys.argv  # the same
+GRACE_SECONDS = 20.0  # the site's grace period for a seat whose socket left: the wait after a games phase outlasts it
 TRACED: list[dict] = []  # with --trace: each move's stamps, from the client's send to the last seat's receipt
 
 
@@ -128,9 +140,12 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
             "WICKWISE_BENCH_ECHO": "1",
             "WICKWISE_BOT_DELAY_SECONDS": "0",
             "WICKWISE_PER_ADDRESS_SCALE": "1000",  # every client comes from 127.0.0.1
+            "WICKWISE_GRACE_SECONDS": str(GRACE_SECONDS),  # the site's own, which settle() waits out
             "LOG_LEVEL": "WARNING",
             **({"WICKWISE_TRACE_MOVES": "1"} if TRACE else {}),
+            **({"WICKWISE_PROBE_FILE": str(workdir / "probe.jsonl")} if PROBE else {}),
         }
+        self.probe_file = workdir / "probe.jsonl"
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=self.env, check=True)
         self.logs = open(workdir / "server.log", "w")  # noqa: SIM115
         self.processes = [
@@ -187,6 +202,47 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
                 return {}
             used[name] = (int(fields[11]) + int(fields[12])) / ticks
         return used
+
+    def probe(self, collect: bool = False) -> dict:
+        """What daphne holds now (rooms/probe.py), with --probe; after a full collection if `collect`."""
+        lines = len(self.probe_file.read_text().splitlines()) if self.probe_file.exists() else 0
+        self.processes[0].send_signal(signal.SIGUSR2 if collect else signal.SIGUSR1)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            time.sleep(0.1)
+            if self.probe_file.exists():
+                text = self.probe_file.read_text().splitlines()
+                if len(text) > lines:
+                    try:
+                        return json.loads(text[lines])
+                    except ValueError:
+                        continue
+        raise RuntimeError("daphne did not answer the probe")
+
+    def settle(self, window: float = 0.5, busy: float = 0.05, longest: float = 60.0, after: float = 0.0) -> float:
+        """Wait until daphne and the worker are done with the sockets that just closed: each one's CPU over the
+        last `window` seconds under `busy` of a core. Each socket leaves its room (Redis, a database thread,
+        the room's update): some milliseconds of daphne's CPU a socket, which without this fell into the next
+        phase's CPU and delayed its messages. After a games phase, `after` seconds first: the worker fires each
+        seat's grace period GRACE_SECONDS after its socket left, a thousand at once at 1,000 clients, which
+        kept the worker busy for seconds in the middle of the next phase. Returns the CPU daphne used meanwhile
+        (0 without /proc)."""
+        start = last = self.cpu_seconds()
+        if not start:
+            return 0.0
+        time.sleep(after)
+        deadline = time.monotonic() + longest
+        while True:
+            time.sleep(window)
+            now = self.cpu_seconds()
+            if all(now[name] - last[name] < busy * window for name in now):
+                break
+            if time.monotonic() >= deadline:
+                print(f"  the server was still busy {longest:g} s after the phase: the next one starts anyway",
+                      flush=True)
+                break
+            last = now
+        return now["daphne"] - start["daphne"]
 
     def stop(self):
         for process in self.processes:
@@ -550,6 +606,7 @@ class Pair:
     cpu: dict
     room_echo_client: str = ""  # the client's stalls in each phase (ClientWatch.summary)
     client: str = ""
+    left: dict | None = None  # by phase: daphne's CPU seconds as that phase's sockets left (Server.settle)
 
     @property
     def ratio(self) -> float:
@@ -557,19 +614,23 @@ class Pair:
 
 
 def run_pair(server: Server, args) -> Pair:
-    """Both phases get the same client: its collector set by client_collector, its stalls watched."""
+    """Both phases get the same client: its collector set by client_collector, its stalls watched. Each phase
+    starts once daphne and the worker are done with the sockets of the phase before (Server.settle): daphne's
+    CPU of their leaving is counted apart (`left`), not in the next phase's."""
     echo_watch, game_watch = ClientWatch(), ClientWatch()
     cpu_before = server.cpu_seconds()
     with client_collector(args.client_gc):
         room_echo, room_echo_elapsed = asyncio.run(echo_watch.watching(
             room_echo_phase(server, args.clients, args.games * CANDLES_ROUNDS, args.think, echo_watch)))
     room_echo_cpu = {name: used - cpu_before[name] for name, used in server.cpu_seconds().items()}
+    echo_left = server.settle()
     with client_collector(args.client_gc):
         latencies, moves, elapsed, loaded, cpu = asyncio.run(game_watch.watching(
             game_phase(server, args.clients, args.games, args.echo_clients, args.think, args.stagger_starts,
                        game_watch)))
+    games_left = server.settle(after=GRACE_SECONDS + 1)  # its seats' grace periods run out meanwhile
     return Pair(room_echo, len(room_echo) / room_echo_elapsed, room_echo_cpu, latencies, moves, elapsed, loaded, cpu,
-                echo_watch.summary(), game_watch.summary())
+                echo_watch.summary(), game_watch.summary(), {"echo": echo_left, "games": games_left})
 
 
 # --- One run, two databases (--databases sqlite,postgresql) ------------------------------------------------
@@ -712,6 +773,7 @@ def compare_databases(args) -> int:
             stack.callback(servers[name].stop)
         for server in servers.values():  # a warm-up, as the single mode's idle echo is
             asyncio.run(echo_phase(server, args.clients, args.echo_messages))
+            server.settle()
         for round_ in range(args.pairs):
             for name in databases if round_ % 2 == 0 else databases[::-1]:
                 results.append(_compared_pair(name, servers, urls[name][1], args))
@@ -789,6 +851,64 @@ def _print_comparison(databases: list[str], results: list[ComparedPair], args) -
                   f"{medians[name] / medians[first]:.2f}   (target <= 1.25)")
 
 
+# --- A server's age (--against-fresh) ---------------------------------------------------------------------
+
+def against_fresh(args) -> int:
+    """Does daphne's CPU grow with its age? One server lives through the whole run; next to each of its pairs
+    a new server plays one warm-up pair and then one measured pair, in the order aged, fresh, fresh, aged, ...
+    so that the machine's drift falls on both alike. Prints each measured pair's CPU a relay and a move, and
+    the median over the rounds of aged / fresh."""
+    raise_open_files_limit()
+    rows: list[tuple[str, int, Pair]] = []
+    with ExitStack() as stack:
+        redis_url = stack.enter_context(started_redis())
+        aged = Server(redis_url, move_threads=args.move_threads, label="aged")
+        stack.callback(aged.stop)
+        asyncio.run(echo_phase(aged, args.clients, args.echo_messages))
+        aged.settle()
+        aged_pairs = 0
+        for round_ in range(args.pairs):
+            for side in ("aged", "fresh") if round_ % 2 == 0 else ("fresh", "aged"):
+                if side == "aged":
+                    aged_pairs += 1
+                    rows.append(("aged", aged_pairs, run_pair(aged, args)))
+                else:
+                    fresh = Server(redis_url, move_threads=args.move_threads, label=f"fresh{round_}")
+                    try:
+                        asyncio.run(echo_phase(fresh, args.clients, args.echo_messages))
+                        fresh.settle()
+                        run_pair(fresh, args)  # its warm-up: the game's code runs for the first time
+                        rows.append(("fresh", 2, run_pair(fresh, args)))
+                    finally:
+                        fresh.stop()
+                side_, age, pair = rows[-1]
+                print(f"  round {round_ + 1} {side_:5} (pair {age:2} of its server): {_age_line(pair, args)}",
+                      flush=True)
+    ms = 1000.0
+    print(f"a server's age: {args.clients} clients, {args.games} games a pair, think {args.think:g}; {args.pairs} "
+          f"rounds of (the one aged server's next pair, a fresh server's second pair)")
+    for what, cpu in (("a relay", lambda p: p.room_echo_cpu["daphne"] / len(p.room_echo)),
+                      ("a move", lambda p: p.cpu["daphne"] / p.moves),
+                      ("a socket leaving", lambda p: p.left["games"] / (args.clients + args.echo_clients))):
+        aged_cpu = [cpu(p) for side, _age, p in rows if side == "aged"]
+        fresh_cpu = [cpu(p) for side, _age, p in rows if side == "fresh"]
+        ratios = sorted(a / f for a, f in zip(aged_cpu, fresh_cpu) if f) or [float("nan")]
+        print(f"  daphne's CPU {what}: aged median {statistics.median(aged_cpu) * ms:.2f} ms (first "
+              f"{aged_cpu[0] * ms:.2f}, last {aged_cpu[-1] * ms:.2f}), fresh median "
+              f"{statistics.median(fresh_cpu) * ms:.2f} ms; aged / fresh {statistics.median(ratios):.2f} (median of "
+              f"{len(ratios)} rounds, {ratios[0]:.2f} to {ratios[-1]:.2f})")
+    return 0
+
+
+def _age_line(pair: Pair, args) -> str:
+    ms = 1000.0
+    return (f"daphne CPU a relay {pair.room_echo_cpu['daphne'] / len(pair.room_echo) * ms:.2f} ms, a move "
+            f"{pair.cpu['daphne'] / pair.moves * ms:.2f} ms, a socket leaving "
+            f"{pair.left['games'] / (args.clients + args.echo_clients) * ms:.2f} ms; worker a move "
+            f"{pair.cpu['worker'] / pair.moves * ms:.2f} ms | move p99 {percentile(pair.latencies, 0.99) * ms:.0f} ms, "
+            f"echo to every seat p99 {percentile(pair.room_echo, 0.99) * ms:.0f} ms")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=200)
@@ -807,6 +927,12 @@ def main() -> int:
     parser.add_argument("--client-gc", action="store_true",
                         help="leave this client's garbage collector on during the timed phases, as before "
                              "(its collections then stall every socket at once)")
+    parser.add_argument("--against-fresh", action="store_true",
+                        help="a server's age: one server for the whole run, each of its pairs next to a fresh "
+                             "server's second pair (--pairs rounds)")
+    parser.add_argument("--probe", action="store_true",
+                        help="after each pair, print what daphne holds (rooms/probe.py): its memory, live objects, "
+                             "tasks, timers, connections and channel layer entries, and the types that grew")
     parser.add_argument("--trace", action="store_true",
                         help="the server stamps each move's stages (rooms/trace.py): print where the slowest "
                              "moves' time went, and log pauses to var/bench/server.log")
@@ -815,6 +941,8 @@ def main() -> int:
         parser.error("--clients must be a multiple of 4")
     if args.databases:
         return compare_databases(args)
+    if args.against_fresh:
+        return against_fresh(args)
     raise_open_files_limit()
     pairs: list[Pair] = []
     with started_redis() as redis_url:
@@ -823,8 +951,17 @@ def main() -> int:
             cpu_before = server.cpu_seconds()
             echo = asyncio.run(echo_phase(server, args.clients, args.echo_messages))
             echo_cpu = {name: used - cpu_before[name] for name, used in server.cpu_seconds().items()}
+            server.settle()
+            probed = [server.probe()] if PROBE else []
+            if PROBE:
+                print_probe(0, None, probed[0], None)
             for _pair in range(args.pairs):
                 pairs.append(run_pair(server, args))
+                if PROBE:
+                    probed.append(server.probe())
+                    print_probe(len(pairs), pairs[-1], probed[-1], probed[-2])
+            if PROBE:
+                print_probe("collected", None, server.probe(collect=True), probed[-1])
         finally:
             server.stop()
     ms = 1000.0
@@ -835,7 +972,9 @@ def main() -> int:
     for number, pair in enumerate(pairs, 1):
         cpu = (f"   CPU a move: daphne {pair.cpu['daphne'] / pair.moves * ms:.2f} ms, worker "
                f"{pair.cpu['worker'] / pair.moves * ms:.2f} ms; a relay: daphne "
-               f"{pair.room_echo_cpu['daphne'] / len(pair.room_echo) * ms:.2f} ms") if pair.cpu else ""
+               f"{pair.room_echo_cpu['daphne'] / len(pair.room_echo) * ms:.2f} ms; a socket leaving: echo "
+               f"{pair.left['echo'] / args.clients * ms:.2f}, games "
+               f"{pair.left['games'] / (args.clients + args.echo_clients) * ms:.2f} ms") if pair.cpu else ""
         print(f"  pair {number}: move p50 {statistics.median(pair.latencies) * ms:6.0f} p99 "
               f"{percentile(pair.latencies, 0.99) * ms:6.0f} ms ({pair.moves / pair.elapsed:5.1f}/s) | echo to "
               f"every seat p50 {statistics.median(pair.room_echo) * ms:5.0f} p99 "
@@ -852,8 +991,10 @@ def main() -> int:
         daphne = sum(pair.cpu["daphne"] for pair in pairs)
         worker = sum(pair.cpu["worker"] for pair in pairs)
         relay = sum(pair.room_echo_cpu["daphne"] for pair in pairs)
+        left = sum(pair.left["games"] for pair in pairs) / (len(pairs) * (args.clients + args.echo_clients))
         print(f"  server CPU per move       {daphne / moves * ms:8.2f} ms daphne, {worker / moves * ms:.2f} ms worker"
-              f"   (a relay to every seat: {relay / len(room_echo) * ms:.2f} ms daphne)")
+              f"   (a relay to every seat: {relay / len(room_echo) * ms:.2f} ms daphne; a game's socket leaving: "
+              f"{left * ms:.2f} ms daphne)")
     print(f"  move -> every seat  p50   {statistics.median(latencies) * ms:8.2f} ms   "
           f"p99 {percentile(latencies, 0.99) * ms:8.2f} ms   (n={len(latencies)})")
     print(f"  echo to every seat  p50   {statistics.median(room_echo) * ms:8.2f} ms   "
@@ -881,6 +1022,24 @@ def main() -> int:
         refused = sorted(REFUSALS.items())
         print(f"  refused, by request: {', '.join(f'{kind} {code} {count}' for (kind, code), count in refused)}")
     return 0
+
+
+def print_probe(label, pair: Pair | None, now: dict, before: dict | None) -> None:
+    """One line of what daphne holds (--probe), with the pair's CPU, and the types that grew most since."""
+    layer = next(iter(now["layer"].values()), {})
+    cpu = ""
+    if pair is not None and pair.cpu:
+        cpu = (f" | CPU a relay {pair.room_echo_cpu['daphne'] / len(pair.room_echo) * 1000:.2f} ms, a move "
+               f"{pair.cpu['daphne'] / pair.moves * 1000:.2f} ms daphne")
+    print(f"  probe {label}: RSS {now['rss_kb'] / 1024:.1f} MB, objects {now['objects']} (gens "
+          f"{'/'.join(map(str, now['generations']))}, frozen {now['frozen']}), tasks {now['tasks']}, timers "
+          f"{now['timers']}, daphne connections {now['daphne_connections']}, layer channels {layer.get('channels')} "
+          f"groups {layer.get('groups')} subscribed {layer.get('subscribed')} pubsub {layer.get('pubsub_channels')}"
+          f"{cpu}" + (f", collected {now['collected']}" if now.get("collected") is not None else ""), flush=True)
+    if before is not None:
+        grown = sorted(((count - before["types"].get(name, 0), name) for name, count in now["types"].items()),
+                       reverse=True)[:8]
+        print("    grown: " + ", ".join(f"{name} {delta:+d}" for delta, name in grown if delta), flush=True)
 
 
 # A move's stages in order: the client's send, daphne's consumer (sent), the push landing in Redis (landed,

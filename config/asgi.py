@@ -14,7 +14,7 @@ django_http = get_asgi_application()  # sets Django up before the consumers are 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from rooms import trace  # noqa: E402
+from rooms import probe, trace  # noqa: E402
 from rooms.origins import ExactOriginValidator  # noqa: E402
 from rooms.routing import websocket_urlpatterns  # noqa: E402
 
@@ -34,6 +34,7 @@ gc.freeze()
 # finds (cycles that lived through two collections) waits a little longer.
 gc.set_threshold(*gc.get_threshold()[:2], FULL_COLLECTION_AFTER)
 trace.watch_pauses("daphne")
+probe.install()
 
 
 def _pformat_if_logged(value) -> str:
