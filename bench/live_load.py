@@ -18,7 +18,7 @@ a pair measures both sides within seconds of each other.
 
 Every socket is seated before its phase starts and stays open until the phase ends, so connecting and
 leaving are not measured. Each phase starts once daphne and the worker are done with the sockets of the phase
-before (Server.settle), their grace periods included (1 s on the benchmark's server): their leaving (some
+before (Server.settle), their grace periods included (the site's 20 s, waited out): their leaving (some
 milliseconds of daphne's CPU a socket, then the worker's grace periods) used to fall into the next phase, the
 next pair's echo above all, and daphne's part is printed apart ("a socket leaving").
 
@@ -609,6 +609,14 @@ class Pair:
     left: dict | None = None  # by phase: daphne's CPU seconds as that phase's sockets left (Server.settle)
 
     @property
+    def daphne_a_relay(self) -> float:
+        return self.room_echo_cpu["daphne"] / len(self.room_echo)
+
+    def daphne_a_leaving(self, args) -> float:
+        """daphne's CPU seconds a games phase's socket left with (the players' and the echo sockets beside them)."""
+        return self.left["games"] / (args.clients + args.echo_clients)
+
+    @property
     def ratio(self) -> float:
         return percentile(self.latencies, 0.99) / percentile(self.room_echo, 0.99)
 
@@ -887,9 +895,9 @@ def against_fresh(args) -> int:
     ms = 1000.0
     print(f"a server's age: {args.clients} clients, {args.games} games a pair, think {args.think:g}; {args.pairs} "
           f"rounds of (the one aged server's next pair, a fresh server's second pair)")
-    for what, cpu in (("a relay", lambda p: p.room_echo_cpu["daphne"] / len(p.room_echo)),
+    for what, cpu in (("a relay", lambda p: p.daphne_a_relay),
                       ("a move", lambda p: p.cpu["daphne"] / p.moves),
-                      ("a socket leaving", lambda p: p.left["games"] / (args.clients + args.echo_clients))):
+                      ("a socket leaving", lambda p: p.daphne_a_leaving(args))):
         aged_cpu = [cpu(p) for side, _age, p in rows if side == "aged"]
         fresh_cpu = [cpu(p) for side, _age, p in rows if side == "fresh"]
         ratios = sorted(a / f for a, f in zip(aged_cpu, fresh_cpu) if f) or [float("nan")]
@@ -902,9 +910,9 @@ def against_fresh(args) -> int:
 
 def _age_line(pair: Pair, args) -> str:
     ms = 1000.0
-    return (f"daphne CPU a relay {pair.room_echo_cpu['daphne'] / len(pair.room_echo) * ms:.2f} ms, a move "
+    return (f"daphne CPU a relay {pair.daphne_a_relay * ms:.2f} ms, a move "
             f"{pair.cpu['daphne'] / pair.moves * ms:.2f} ms, a socket leaving "
-            f"{pair.left['games'] / (args.clients + args.echo_clients) * ms:.2f} ms; worker a move "
+            f"{pair.daphne_a_leaving(args) * ms:.2f} ms; worker a move "
             f"{pair.cpu['worker'] / pair.moves * ms:.2f} ms | move p99 {percentile(pair.latencies, 0.99) * ms:.0f} ms, "
             f"echo to every seat p99 {percentile(pair.room_echo, 0.99) * ms:.0f} ms")
 
@@ -972,9 +980,9 @@ def main() -> int:
     for number, pair in enumerate(pairs, 1):
         cpu = (f"   CPU a move: daphne {pair.cpu['daphne'] / pair.moves * ms:.2f} ms, worker "
                f"{pair.cpu['worker'] / pair.moves * ms:.2f} ms; a relay: daphne "
-               f"{pair.room_echo_cpu['daphne'] / len(pair.room_echo) * ms:.2f} ms; a socket leaving: echo "
+               f"{pair.daphne_a_relay * ms:.2f} ms; a socket leaving: echo "
                f"{pair.left['echo'] / args.clients * ms:.2f}, games "
-               f"{pair.left['games'] / (args.clients + args.echo_clients) * ms:.2f} ms") if pair.cpu else ""
+               f"{pair.daphne_a_leaving(args) * ms:.2f} ms") if pair.cpu else ""
         print(f"  pair {number}: move p50 {statistics.median(pair.latencies) * ms:6.0f} p99 "
               f"{percentile(pair.latencies, 0.99) * ms:6.0f} ms ({pair.moves / pair.elapsed:5.1f}/s) | echo to "
               f"every seat p50 {statistics.median(pair.room_echo) * ms:5.0f} p99 "
@@ -1029,7 +1037,7 @@ def print_probe(label, pair: Pair | None, now: dict, before: dict | None) -> Non
     layer = next(iter(now["layer"].values()), {})
     cpu = ""
     if pair is not None and pair.cpu:
-        cpu = (f" | CPU a relay {pair.room_echo_cpu['daphne'] / len(pair.room_echo) * 1000:.2f} ms, a move "
+        cpu = (f" | CPU a relay {pair.daphne_a_relay * 1000:.2f} ms, a move "
                f"{pair.cpu['daphne'] / pair.moves * 1000:.2f} ms daphne")
     print(f"  probe {label}: RSS {now['rss_kb'] / 1024:.1f} MB, objects {now['objects']} (gens "
           f"{'/'.join(map(str, now['generations']))}, frozen {now['frozen']}), tasks {now['tasks']}, timers "

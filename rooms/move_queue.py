@@ -658,6 +658,8 @@ class MovePlayer:
 
     def _clear_played(self) -> None:
         """Clear from this worker's list the played requests a thread could not clear (Redis failed it then)."""
+        if not self.played_on_list:  # as nearly always: no lock taken before every take
+            return
         with self.in_hand_lock:
             played = self.played_on_list.copy()
         if not played:
