@@ -360,8 +360,9 @@ class _CompiledSave:
         return self.run_prepared(self.prepared(instance, version=version))
 
     def prepared(self, instance, *, version: int | None = None) -> list:
-        """The statement's values, each prepared by its field (the game's JSON encoded): run_prepared writes
-        them. Prepared apart, they can be built before a lock is taken rather than while it is held."""
+        """The statement's values, each prepared by its field (JSON columns encoded; an `auto_now_add` field
+        stamped on the instance now): run_prepared writes them. Prepared apart, they can be built before a
+        lock is taken rather than while it is held."""
         params = [field.get_db_prep_save(field.pre_save(instance, self.adding), connection) for field in self.fields]
         if not self.adding:
             params.append(instance.pk)
@@ -1030,8 +1031,9 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
         return game
     # SQLite: its transaction takes the database's one writer, so the fenced update and the insert after it
     # cannot be split by another writer, of this process or another; the last look again just before COMMIT.
-    # Their values (the game's state and the rest encoded to JSON) are prepared first: every writer of the
-    # process waits while this one holds the lock, so it holds it for the two statements and the commit alone.
+    # Their values (the JSON columns encoded, the move's time stamped) are prepared first: every writer of the
+    # process waits while this one holds the lock, so it covers the two statements, the last look and the
+    # commit alone.
     game_values = _SAVE_WHERE_VERSION.prepared(game, version=read_version)
     move_values = _INSERT_MOVE.prepared(move)
     with _writing(steps_outside_writer=True):
