@@ -357,11 +357,21 @@ class _CompiledSave:
 
     def run(self, instance, *, version: int | None = None) -> int:
         """The rows written."""
+        return self.run_prepared(self.prepared(instance, version=version))
+
+    def prepared(self, instance, *, version: int | None = None) -> list:
+        """The statement's values, each prepared by its field (JSON columns encoded; an `auto_now_add` field
+        stamped on the instance now): run_prepared writes them. Prepared apart, they can be built before a
+        lock is taken rather than while it is held."""
         params = [field.get_db_prep_save(field.pre_save(instance, self.adding), connection) for field in self.fields]
         if not self.adding:
             params.append(instance.pk)
         if self.where_version:
             params.append(version)
+        return params
+
+    def run_prepared(self, params: list) -> int:
+        """The rows written."""
         with _hot_cursor() as cursor:
             cursor.execute(self._statement(), params)
             return cursor.rowcount
@@ -1021,10 +1031,15 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
         return game
     # SQLite: its transaction takes the database's one writer, so the fenced update and the insert after it
     # cannot be split by another writer, of this process or another; the last look again just before COMMIT.
+    # Their values (the JSON columns encoded, the move's time stamped) are prepared first: every writer of the
+    # process waits while this one holds the lock, so it covers the two statements, the last look and the
+    # commit alone.
+    game_values = _SAVE_WHERE_VERSION.prepared(game, version=read_version)
+    move_values = _INSERT_MOVE.prepared(move)
     with _writing(steps_outside_writer=True):
-        if not _SAVE_WHERE_VERSION.run(game, version=read_version):
+        if not _SAVE_WHERE_VERSION.run_prepared(game_values):
             raise _NotRemembered  # another writer came first: rolled back, nothing written
-        _INSERT_MOVE.run(move)
+        _INSERT_MOVE.run_prepared(move_values)
         for step in steps:
             transaction.on_commit(step)
     return game

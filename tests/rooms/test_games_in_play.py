@@ -249,3 +249,42 @@ def test_a_remembered_move_is_claimed_before_its_write_and_looked_at_again_at_it
         else:
             _move(code, 1, memory)
             assert moves_seen == [1]  # the one statement comes after it
+
+
+def test_on_sqlite_a_remembered_moves_values_are_prepared_before_the_writer_lock_is_taken(monkeypatch):
+    """Every writer of the process waits while one holds SQLite's writer lock: the game's state and the rest,
+    encoded to JSON, are prepared before it, so the lock covers the two statements and the commit alone."""
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's writer lock")
+    code, _tickets, _game = started_room(3)
+    memory: dict = {}
+    _move(code, 0, memory)
+    order: list[str] = []
+    writer = services._sqlite_writer
+
+    class Writer:
+        def acquire(self, *args, **kwargs):
+            order.append("lock")
+            return writer.acquire(*args, **kwargs)
+
+        def release(self):
+            writer.release()
+
+        def __enter__(self):
+            self.acquire()
+            return self
+
+        def __exit__(self, *exc):
+            self.release()
+
+    for name, save in (("game", services._SAVE_WHERE_VERSION), ("move", services._INSERT_MOVE)):
+        def prepared(instance, *, version=None, name=name, real=save.prepared):
+            order.append(name)
+            return real(instance, version=version)
+        monkeypatch.setattr(save, "prepared", prepared)
+    monkeypatch.setattr(services, "_sqlite_writer", Writer())
+    _move(code, 1, memory)
+    assert order == ["game", "move", "lock"]
+    assert list(Move.objects.filter(game__room_code=code).order_by("seq").values_list("seq", "seat")) == [
+        (1, 0), (2, 1)]
+    assert memory[code].version == game_in_play(code).version
