@@ -1,0 +1,214 @@
+"""Where a process's threads spend their CPU, on request: off unless the environment sets WICKWISE_SAMPLE_STACKS
+to a file. Then a daemon thread looks at every thread's Python stack about every millisecond
+(WICKWISE_SAMPLE_EVERY_MS) and reads each thread's CPU clock: the CPU a thread used since the look before is
+counted to the stack it is seen in now, so the counts add up to the threads' CPU exactly, while which stack it
+goes to is a sample. Each stack is counted as running or waiting by the line its innermost frame is on (a
+socket's recv, a select or poll, a lock's acquire, an event's wait, a queue's get, a sleep: waiting; a thread
+seen waiting may be waiting for the GIL after its call returned). The sampler needs the GIL to look, so a thread
+running Python is seen where it let the GIL go.
+
+SIGUSR1 appends what was counted since the last signal to the file, SIGUSR2 forgets it; so does the process's
+exit. The file holds one JSON object a line (`write`): each thread group's CPU and looks (threads named
+move_0, move_1 ... make one group, `move`), the sampler's own CPU, and every stack seen with its CPU and
+looks. bench/live_load.py --sample-worker runs the worker with it and counts the games phase alone; `top`
+prints a file's last entry."""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import json
+import linecache
+import os
+import re
+import signal
+import sys
+import threading
+import time
+
+PATH = os.environ.get("WICKWISE_SAMPLE_STACKS")
+EVERY = float(os.environ.get("WICKWISE_SAMPLE_EVERY_MS") or 1) / 1000
+DEPTH = 40  # frames kept from the innermost out
+
+# A thread whose innermost frame is on such a line is blocked (or waiting for the GIL after it).
+_WAITING_LINE = re.compile(r"\.(recv|recv_into|recvfrom|accept|acquire|wait|select|poll|sleep|join|readinto)\("
+                           r"|\b(sleep|select)\(|work_queue\.get\(|\.get\(block=True")
+_WAITING_FUNCTION = {"wait", "_wait_for_tstate_lock", "select", "poll", "sleep", "get", "_worker"}
+
+
+def _where(filename: str) -> str:
+    """A file's name from the project's root (rooms/services.py), a package's from its folder (redis/client.py),
+    the standard library's from its own (json/encoder.py)."""
+    if filename.startswith(_ROOT):
+        return filename[len(_ROOT):]
+    for marker in ("/site-packages/", "/lib/python3."):
+        if marker in filename:
+            rest = filename.split(marker, 1)[1]
+            return rest.split("/", 1)[1] if marker == "/lib/python3." else rest
+    return filename
+
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _group(name: str) -> str:
+    return re.sub(r"[_-]?\d+$", "", name) or name
+
+
+class Sampler:
+    def __init__(self, every: float = EVERY):
+        self.every = every
+        self.lock = threading.Lock()  # between the looks and a signal's dump
+        self.waiting: dict[tuple, bool] = {}  # (file, line) of an innermost frame -> waiting there
+        self.thread = threading.Thread(target=self._run, name="stack-sampler", daemon=True)
+        self.clocks: dict[int, int] = {}  # thread ident -> its CPU clock's id
+        self.last_cpu: dict[int, float] = {}
+        self.last_leaf: dict[int, tuple] = {}  # ident -> (frame, line, stack key): an unmoved thread's key
+        self._reset()
+
+    def _reset(self) -> None:
+        self.since = time.time()
+        self.own_cpu_since = time.thread_time() if threading.current_thread() is self.thread else None
+        self.cpu: collections.Counter[tuple] = collections.Counter()  # (group, stack) -> CPU seconds
+        self.looks: collections.Counter[tuple] = collections.Counter()  # (group, stack) -> looks
+        self.group_cpu: collections.Counter[str] = collections.Counter()
+        self.group_looks: collections.Counter[str] = collections.Counter()
+        self.rounds = 0
+
+    def start(self) -> Sampler:
+        self.thread.start()
+        return self
+
+    def _cpu_of(self, ident: int) -> float | None:
+        clock = self.clocks.get(ident)
+        try:
+            if clock is None:
+                clock = self.clocks[ident] = time.pthread_getcpuclockid(ident)
+            return time.clock_gettime(clock)
+        except (OSError, ProcessLookupError):  # the thread ended meanwhile
+            self.clocks.pop(ident, None)
+            return None
+
+    def _is_waiting(self, code, line: int) -> bool:
+        key = (code.co_filename, line)
+        waiting = self.waiting.get(key)
+        if waiting is None:
+            text = linecache.getline(code.co_filename, line)
+            waiting = self.waiting[key] = bool(
+                _WAITING_LINE.search(text) or (code.co_name in _WAITING_FUNCTION
+                                               and os.path.basename(code.co_filename) in (
+                                                   "threading.py", "queue.py", "thread.py", "selectors.py",
+                                                   "socket.py", "ssl.py")))
+        return waiting
+
+    def _stack(self, frame) -> tuple:
+        """(waiting, (code, line) from the innermost frame out)."""
+        frames = []
+        leaf = frame
+        while frame is not None and len(frames) < DEPTH:
+            frames.append((frame.f_code, frame.f_lineno or 0))  # None while a frame is set up or torn down
+            frame = frame.f_back
+        return (self._is_waiting(leaf.f_code, leaf.f_lineno or 0), tuple(frames))
+
+    def look(self) -> None:
+        me = threading.get_ident()
+        names = {thread.ident: thread.name for thread in threading.enumerate()}
+        frames = sys._current_frames()
+        with self.lock:
+            self.rounds += 1
+            for ident, frame in frames.items():
+                if ident == me:
+                    continue
+                cpu = self._cpu_of(ident)
+                if cpu is None:
+                    continue
+                used = cpu - self.last_cpu.get(ident, cpu)
+                self.last_cpu[ident] = cpu
+                last = self.last_leaf.get(ident)
+                if last is not None and last[0] is frame and last[1] == frame.f_lineno:
+                    stack = last[2]  # not moved since the look before
+                else:
+                    stack = self._stack(frame)
+                    self.last_leaf[ident] = (frame, frame.f_lineno, stack)
+                key = (_group(names.get(ident, "?")), stack)
+                self.cpu[key] += used
+                self.looks[key] += 1
+                self.group_cpu[key[0]] += used
+                self.group_looks[key[0]] += 1
+            for ident in set(self.last_cpu) - set(frames):  # threads that ended
+                self.last_cpu.pop(ident, None)
+                self.last_leaf.pop(ident, None)
+
+    def _run(self) -> None:
+        self.own_cpu_since = time.thread_time()
+        failed = False
+        while True:
+            time.sleep(self.every)
+            try:
+                self.look()
+            except Exception as error:  # noqa: BLE001 (a diagnostic must never take the process down)
+                if not failed:  # said once; the looks go on
+                    print(f"stack sampler failed: {error!r}", file=sys.stderr, flush=True)
+                failed = True
+
+    def entry(self) -> dict:
+        """What was counted since the last reset, as JSON-ready data."""
+        own = self._own_cpu()
+        stacks = []
+        for key, cpu in self.cpu.most_common():
+            group, (waiting, frames) = key
+            stacks.append({"group": group, "waiting": waiting, "cpu": round(cpu, 6), "looks": self.looks[key],
+                           "frames": [f"{_where(code.co_filename)}:{line} {code.co_name}" for code, line in frames]})
+        return {
+            "since": self.since, "until": time.time(), "rounds": self.rounds, "pid": os.getpid(),
+            "groups": {group: {"cpu": round(cpu, 6), "looks": self.group_looks[group]}
+                       for group, cpu in self.group_cpu.most_common()},
+            "sampler_cpu": own, "stacks": stacks,
+        }
+
+    def _own_cpu(self) -> float | None:
+        ident = self.thread.ident
+        if ident is None or self.own_cpu_since is None:
+            return None
+        cpu = self._cpu_of(ident)
+        return None if cpu is None else round(cpu - self.own_cpu_since, 6)
+
+    def write(self, path: str) -> None:
+        with self.lock:
+            entry = self.entry()
+            own = self._cpu_of(self.thread.ident) if self.thread.ident else None
+            self._reset()
+            self.own_cpu_since = own
+        with open(path, "a") as out:
+            out.write(json.dumps(entry) + "\n")
+
+    def forget(self) -> None:
+        with self.lock:
+            own = self._cpu_of(self.thread.ident) if self.thread.ident else None
+            self._reset()
+            self.own_cpu_since = own
+
+
+_sampler: Sampler | None = None
+
+
+def _on_signal(signum, frame) -> None:
+    try:
+        if signum == signal.SIGUSR2:
+            _sampler.forget()
+        else:
+            _sampler.write(PATH)
+    except Exception as error:  # noqa: BLE001
+        print(f"stack sampler failed: {error!r}", file=sys.stderr, flush=True)
+
+
+def install() -> Sampler | None:
+    """Start sampling if WICKWISE_SAMPLE_STACKS names a file (from the main thread: it sets the signals)."""
+    global _sampler
+    if not PATH or _sampler is not None:
+        return _sampler
+    _sampler = Sampler().start()
+    signal.signal(signal.SIGUSR1, _on_signal)
+    signal.signal(signal.SIGUSR2, _on_signal)
+    atexit.register(lambda: _sampler.write(PATH))
+    return _sampler
