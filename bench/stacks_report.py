@@ -75,6 +75,18 @@ def report(entry: dict, groups: list[str] | None, top: int, within: str | None, 
         if group["cpu"] > 0.001 * total:
             print(f"  {name:<16} {group['cpu']:8.3f} s  {100 * group['cpu'] / max(total, 1e-9):5.1f} %"
                   + (f"  {group['cpu'] / moves * 1e3:.3f} ms a move" if moves else ""))
+    kernel = entry.get("kernel") or {}
+    if kernel:
+        print("from /proc, by group: user / system CPU s (system's share), context switches voluntary / "
+              "involuntary" + (", a move" if moves else ""))
+        for name, counts in sorted(kernel.items(), key=lambda item: -(item[1]["user"] + item[1]["system"])):
+            used = counts["user"] + counts["system"]
+            if used < 0.001 * total and name not in entry["groups"]:
+                continue
+            per = moves or 1
+            share = 100 * counts["system"] / max(used, 1e-9)
+            print(f"  {name:<16} {counts['user']:7.2f} / {counts['system']:6.2f} s ({share:3.0f} %)"
+                  f"  {counts['voluntary_switches'] / per:8.2f} / {counts['involuntary_switches'] / per:6.2f}")
     stacks = entry["stacks"]
     if within:
         stacks = [stack for stack in stacks if any(frame.endswith(" " + within) for frame in stack["frames"])]

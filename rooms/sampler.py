@@ -5,13 +5,16 @@ counted to the stack it is seen in now, so the counts add up to the threads' CPU
 goes to is a sample. Each stack is counted as running or waiting by the line its innermost frame is on (a
 socket's recv, a select or poll, a lock's acquire, an event's wait, a queue's get, a sleep: waiting; a thread
 seen waiting may be waiting for the GIL after its call returned). The sampler needs the GIL to look, so a thread
-running Python is seen where it let the GIL go.
+running Python is mostly seen where it next lets the GIL go (a socket's send, an SQLite statement), and the
+CPU of the Python before it is counted there: compare two runs' stacks. (A shorter switch interval would
+show the Python itself, but on this Python walking other threads' frames then crashed the process once.)
+Each entry also has every thread group's user and system CPU and its context switches, from /proc.
 
-SIGUSR1 appends what was counted since the last signal to the file, SIGUSR2 forgets it; so does the process's
-exit. The file holds one JSON object a line (`write`): each thread group's CPU and looks (threads named
-move_0, move_1 ... make one group, `move`), the sampler's own CPU, and every stack seen with its CPU and
-looks. bench/live_load.py --sample-worker runs the worker with it and counts the games phase alone; `top`
-prints a file's last entry."""
+SIGUSR1 appends what was counted since the last signal to the file, and starts over; SIGUSR2 forgets it; the
+process's exit appends what is left. The file holds one JSON object a line (`Sampler.entry`): each thread
+group's CPU and looks (threads named move_0, move_1 ... make one group, `move`), the sampler's own CPU, and
+every stack seen with its CPU and looks. bench/live_load.py --sample-worker runs the worker with it and
+counts each games phase alone; bench/stacks_report.py reads the file."""
 
 from __future__ import annotations
 
@@ -68,6 +71,7 @@ class Sampler:
 
     def _reset(self) -> None:
         self.since = time.time()
+        self.kernel_since = _kernel_counts()
         self.own_cpu_since = time.thread_time() if threading.current_thread() is self.thread else None
         self.cpu: collections.Counter[tuple] = collections.Counter()  # (group, stack) -> CPU seconds
         self.looks: collections.Counter[tuple] = collections.Counter()  # (group, stack) -> looks
@@ -163,7 +167,7 @@ class Sampler:
             "since": self.since, "until": time.time(), "rounds": self.rounds, "pid": os.getpid(),
             "groups": {group: {"cpu": round(cpu, 6), "looks": self.group_looks[group]}
                        for group, cpu in self.group_cpu.most_common()},
-            "sampler_cpu": own, "stacks": stacks,
+            "sampler_cpu": own, "kernel": _kernel_deltas(self.kernel_since, _kernel_counts()), "stacks": stacks,
         }
 
     def _own_cpu(self) -> float | None:
@@ -187,6 +191,39 @@ class Sampler:
             own = self._cpu_of(self.thread.ident) if self.thread.ident else None
             self._reset()
             self.own_cpu_since = own
+
+
+def _kernel_counts() -> dict[int, tuple[str, list[float]]]:
+    """By thread (its native id): its group, and its user and system CPU seconds and its voluntary and
+    involuntary context switches so far, from /proc (empty where there is none)."""
+    counts = {}
+    ticks = os.sysconf("SC_CLK_TCK")
+    for thread in threading.enumerate():
+        try:
+            with open(f"/proc/self/task/{thread.native_id}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/self/task/{thread.native_id}/status") as status:
+                switches = {key: int(value) for key, _, value in (line.partition(":") for line in status)
+                            if key in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")}
+        except (OSError, TypeError, IndexError, ValueError):
+            continue
+        counts[thread.native_id] = (_group(thread.name), [
+            int(fields[11]) / ticks, int(fields[12]) / ticks, switches.get("voluntary_ctxt_switches", 0),
+            switches.get("nonvoluntary_ctxt_switches", 0)])
+    return counts
+
+
+def _kernel_deltas(before: dict, after: dict) -> dict[str, dict]:
+    """By thread group: user and system CPU seconds and context switches between two _kernel_counts."""
+    groups: dict[str, list[float]] = {}
+    for native_id, (group, now) in after.items():
+        was = before.get(native_id, (group, [0.0, 0.0, 0, 0]))[1]
+        sums = groups.setdefault(group, [0.0, 0.0, 0, 0])
+        for index in range(4):
+            sums[index] += now[index] - was[index]
+    return {group: {"user": round(user, 3), "system": round(system, 3), "voluntary_switches": voluntary,
+                    "involuntary_switches": involuntary}
+            for group, (user, system, voluntary, involuntary) in groups.items()}
 
 
 _sampler: Sampler | None = None
