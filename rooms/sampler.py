@@ -66,15 +66,21 @@ class Sampler:
         self.thread = threading.Thread(target=self._run, name="stack-sampler", daemon=True)
         self.clocks: dict[int, int] = {}  # thread ident -> its CPU clock's id
         self.last_cpu: dict[int, float] = {}
-        self.last_leaf: dict[int, tuple] = {}  # ident -> (frame, line, stack key): an unmoved thread's key
+        self.last_leaf: dict[int, tuple] = {}  # ident -> (frame, line, stack id): an unmoved thread's stack
+        # A stack is (waiting, ((id of its code, line), ...)), numbered once: the counts are keyed by the number,
+        # and a code object is hashed by its contents each time, which cost most of a look.
+        self.stack_ids: dict[tuple, int] = {}
+        self.stacks: list[tuple] = []
+        self.codes: dict[int, object] = {}  # id -> code, kept so that an id names one code for good
+        self.groups: dict[int, str] = {}  # ident -> the thread's group
         self._reset()
 
     def _reset(self) -> None:
         self.since = time.time()
         self.kernel_since = _kernel_counts()
         self.own_cpu_since = time.thread_time() if threading.current_thread() is self.thread else None
-        self.cpu: collections.Counter[tuple] = collections.Counter()  # (group, stack) -> CPU seconds
-        self.looks: collections.Counter[tuple] = collections.Counter()  # (group, stack) -> looks
+        self.cpu: collections.Counter[tuple] = collections.Counter()  # (group, stack id) -> CPU seconds
+        self.looks: collections.Counter[tuple] = collections.Counter()  # (group, stack id) -> looks
         self.group_cpu: collections.Counter[str] = collections.Counter()
         self.group_looks: collections.Counter[str] = collections.Counter()
         self.rounds = 0
@@ -105,19 +111,28 @@ class Sampler:
                                                    "socket.py", "ssl.py")))
         return waiting
 
-    def _stack(self, frame) -> tuple:
-        """(waiting, (code, line) from the innermost frame out)."""
+    def _stack(self, frame) -> int:
+        """The number of the stack (waiting, (code's id, line) from the innermost frame out)."""
         frames = []
         leaf = frame
         while frame is not None and len(frames) < DEPTH:
-            frames.append((frame.f_code, frame.f_lineno or 0))  # None while a frame is set up or torn down
+            code = frame.f_code
+            if id(code) not in self.codes:
+                self.codes[id(code)] = code
+            frames.append((id(code), frame.f_lineno or 0))  # None while a frame is set up or torn down
             frame = frame.f_back
-        return (self._is_waiting(leaf.f_code, leaf.f_lineno or 0), tuple(frames))
+        stack = (self._is_waiting(leaf.f_code, leaf.f_lineno or 0), tuple(frames))
+        number = self.stack_ids.get(stack)
+        if number is None:
+            number = self.stack_ids[stack] = len(self.stacks)
+            self.stacks.append(stack)
+        return number
 
     def look(self) -> None:
         me = threading.get_ident()
-        names = {thread.ident: thread.name for thread in threading.enumerate()}
         frames = sys._current_frames()
+        if any(ident not in self.groups for ident in frames):
+            self.groups.update({thread.ident: _group(thread.name) for thread in threading.enumerate()})
         with self.lock:
             self.rounds += 1
             for ident, frame in frames.items():
@@ -134,14 +149,16 @@ class Sampler:
                 else:
                     stack = self._stack(frame)
                     self.last_leaf[ident] = (frame, frame.f_lineno, stack)
-                key = (_group(names.get(ident, "?")), stack)
+                key = (self.groups.get(ident, "?"), stack)
                 self.cpu[key] += used
                 self.looks[key] += 1
                 self.group_cpu[key[0]] += used
                 self.group_looks[key[0]] += 1
-            for ident in set(self.last_cpu) - set(frames):  # threads that ended
-                self.last_cpu.pop(ident, None)
-                self.last_leaf.pop(ident, None)
+            if len(self.last_cpu) > len(frames) - 1:
+                for ident in set(self.last_cpu) - set(frames):  # threads that ended
+                    self.last_cpu.pop(ident, None)
+                    self.last_leaf.pop(ident, None)
+                    self.groups.pop(ident, None)
 
     def _run(self) -> None:
         self.own_cpu_since = time.thread_time()
@@ -160,9 +177,11 @@ class Sampler:
         own = self._own_cpu()
         stacks = []
         for key, cpu in self.cpu.most_common():
-            group, (waiting, frames) = key
+            group, number = key
+            waiting, frames = self.stacks[number]
             stacks.append({"group": group, "waiting": waiting, "cpu": round(cpu, 6), "looks": self.looks[key],
-                           "frames": [f"{_where(code.co_filename)}:{line} {code.co_name}" for code, line in frames]})
+                           "frames": [f"{_where(self.codes[code].co_filename)}:{line} {self.codes[code].co_name}"
+                                      for code, line in frames]})
         return {
             "since": self.since, "until": time.time(), "rounds": self.rounds, "pid": os.getpid(),
             "groups": {group: {"cpu": round(cpu, 6), "looks": self.group_looks[group]}
