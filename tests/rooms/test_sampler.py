@@ -55,3 +55,21 @@ def test_cpu_goes_to_the_running_stack_and_a_blocked_thread_waits(tmp_path):
     assert idle_stacks and all(stack["waiting"] for stack in idle_stacks)
     # written, it starts over
     assert stacks.rounds == 0 and not stacks.cpu
+
+
+def test_the_report_names_what_a_stack_spent_its_cpu_on(capsys):
+    from bench import stacks_report
+
+    assert stacks_report.category(["redis/connection.py:1349 send_packed_command", "rooms/live.py:152 flush"]) \
+        == "Redis client (redis-py)"
+    assert stacks_report.category(["json/encoder.py:200 encode", "rooms/broadcast.py:191 _dumps"]) == "JSON"
+    assert stacks_report.category(["django/db/__init__.py:50 close_old_connections",
+                                   "rooms/move_queue.py:700 _play"]) == "close_old_connections"
+    entry = {"since": 0.0, "until": 1.0, "rounds": 10, "sampler_cpu": 0.01,
+             "groups": {"move": {"cpu": 0.5, "looks": 10}},
+             "kernel": {"move": {"user": 0.4, "system": 0.1, "voluntary_switches": 20, "involuntary_switches": 5}},
+             "stacks": [{"group": "move", "waiting": False, "cpu": 0.5, "looks": 10,
+                         "frames": ["games/candles/engine.py:10 apply", "rooms/services.py:900 _checked"]}]}
+    stacks_report.report(entry, None, 5, None, moves=100)
+    out = capsys.readouterr().out
+    assert "engine (games/)" in out and "5.000 ms a move" in out
