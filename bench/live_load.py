@@ -41,6 +41,10 @@ and the types that grew most since the pair before. With --against-fresh one ser
 run and each of its pairs is set against a new server's second pair, alternating (against_fresh): whether
 daphne's CPU grows with its age, apart from the machine's drift.
 
+With --sample-worker the worker samples its threads' stacks and CPU during each games phase (rooms/sampler.py,
+about every millisecond) and the script prints where its CPU went, by thread and by what it was doing
+(bench/stacks_report.py); the samples are kept in var/bench/worker-stacks.jsonl.
+
 With --trace the server stamps each move's stages (rooms/trace.py): the script prints where the time of the
 slowest 5 % of moves went, stage by stage, next to all moves', then the hand-over (daphne's push to the
 worker's take) split by where the request waited (in daphne, in Redis's list and what the worker's intake did
@@ -102,6 +106,7 @@ CANDLES_ROUNDS = 6  # a game of candles is six rounds: each socket moves once a 
 UNANSWERED = ("move_unanswered", "busy")  # refusals of a request that was not played: it may be sent again
 TRACE = "--trace" in sys.argv  # read before the server starts (main's parser documents it)
 PROBE = "--probe" in sys.argv  # the same
+SAMPLE = "--sample-worker" in sys.argv  # the same
 GRACE_SECONDS = 20.0  # the site's grace period for a seat whose socket left: the wait after a games phase outlasts it
 TRACED: list[dict] = []  # with --trace: each move's stamps, from the client's send to the last seat's receipt
 
@@ -146,12 +151,14 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
             **({"WICKWISE_PROBE_FILE": str(workdir / "probe.jsonl")} if PROBE else {}),
         }
         self.probe_file = workdir / "probe.jsonl"
+        self.stacks_file = workdir / "worker-stacks.jsonl"  # with --sample-worker (rooms/sampler.py)
+        worker_env = {**self.env, **({"WICKWISE_SAMPLE_STACKS": str(self.stacks_file)} if SAMPLE else {})}
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=self.env, check=True)
         self.logs = open(workdir / "server.log", "w")  # noqa: SIM115
         self.processes = [
             self.start_daphne(),
             subprocess.Popen([sys.executable, "manage.py", "worker", "--move-threads", str(move_threads)],
-                             cwd=ROOT, env=self.env, stdout=self.logs, stderr=subprocess.STDOUT),
+                             cwd=ROOT, env=worker_env, stdout=self.logs, stderr=subprocess.STDOUT),
         ]
         self.wait_listening()
 
@@ -577,9 +584,13 @@ async def game_phase(server: Server, clients: int, games: int, echo_clients: int
     echo_task = asyncio.create_task(echo_while(server, echo_clients, stage))
     playing = asyncio.gather(*(room.play() for room in rooms))
     await asyncio.wait_for(stage.all_seated.wait(), timeout=120)
+    if SAMPLE:  # the worker's sampler counts from here (SIGUSR2: forget what came before)
+        server.processes[1].send_signal(signal.SIGUSR2)
     cpu_before = server.cpu_seconds()
     await asyncio.wait_for(stage.all_done.wait(), timeout=600)
     cpu = {name: used - cpu_before[name] for name, used in server.cpu_seconds().items()}
+    if SAMPLE:  # to here (SIGUSR1: write what was counted)
+        server.processes[1].send_signal(signal.SIGUSR1)
     elapsed = stage.play_ended - stage.play_started
     if watch is not None:
         watch.window = (stage.play_started, stage.play_ended)
@@ -941,6 +952,9 @@ def main() -> int:
     parser.add_argument("--probe", action="store_true",
                         help="after each pair, print what daphne holds (rooms/probe.py): its memory, live objects, "
                              "tasks, timers, connections and channel layer entries, and the types that grew")
+    parser.add_argument("--sample-worker", action="store_true",
+                        help="the worker samples its threads' stacks and CPU (rooms/sampler.py) during each games "
+                             "phase: print where its CPU went (bench/stacks_report.py)")
     parser.add_argument("--trace", action="store_true",
                         help="the server stamps each move's stages (rooms/trace.py): print where the slowest "
                              "moves' time went, and log pauses to var/bench/server.log")
@@ -1029,7 +1043,20 @@ def main() -> int:
     if REFUSALS:
         refused = sorted(REFUSALS.items())
         print(f"  refused, by request: {', '.join(f'{kind} {code} {count}' for (kind, code), count in refused)}")
+    if SAMPLE:
+        print_worker_stacks(server, pairs)
     return 0
+
+
+def print_worker_stacks(server: Server, pairs: list[Pair]) -> None:
+    """With --sample-worker: where the worker's CPU went in each games phase (its sampler's entries, one a
+    phase, in order; the last, written as it stopped, is the time after)."""
+    from bench.stacks_report import report
+
+    lines = server.stacks_file.read_text().splitlines() if server.stacks_file.exists() else []
+    for number, (pair, line) in enumerate(zip(pairs, lines), 1):
+        print(f"\n  the worker's stacks, games of pair {number} (kept in {server.stacks_file.relative_to(ROOT)}):")
+        report(json.loads(line), None, 15, None, pair.moves)
 
 
 def print_probe(label, pair: Pair | None, now: dict, before: dict | None) -> None:

@@ -15,6 +15,9 @@ of the time it held what the next writer of the room waits on: SQLite's writer l
 every room) or, on PostgreSQL, the game's row (from the statement that locks it to the commit). With
 --profile, the functions that took the most time over the timed moves (cProfile).
 
+With WICKWISE_SAMPLE_STACKS=FILE, its stacks sampled from the first timed move to the last (rooms/sampler.py;
+`python bench/stacks_report.py FILE --within play` for the moves' own).
+
 With --starts N, what a start costs instead: N games started (after 20 untimed), each in a fresh room of
 four people, by its host's socket request through the same path (services.start_game, its update to every
 seat, the room's update and the timers).
@@ -151,9 +154,10 @@ def run(args) -> int:
     from django.db import close_old_connections, connection
     from django.db.backends.base.base import BaseDatabaseWrapper
 
-    from rooms import move_queue, services
+    from rooms import move_queue, sampler, services
     from rooms.models import Game
 
+    stacks = sampler.install()  # WICKWISE_SAMPLE_STACKS: counted from the first timed move to the last
     if args.database_options:  # for the connection opened next
         connection.settings_dict["OPTIONS"].update(args.database_options)
         connection.close()
@@ -228,6 +232,8 @@ def run(args) -> int:
                     holds.append(sum(held) * 1e3)
                     timed_moves += 1
                     if timed_moves == 1:
+                        if stacks is not None:
+                            stacks.forget()
                         statements[0] = 0
                         if sent is not None:
                             sent.sent.clear()
@@ -235,6 +241,8 @@ def run(args) -> int:
                         backend = BackendCPU() if connection.vendor == "postgresql" else None
                     elif backend is not None:
                         backend.look()
+    if stacks is not None:
+        stacks.write(sampler.PATH)
     print(f"{connection.vendor}, {args.rooms} rooms, {len(wall)} moves timed after {warm_up}, "
           f"{statements[0] / max(1, len(wall) - 1):.2f} SQL statements a move")
     if backend is not None and backend.cpu() is not None:

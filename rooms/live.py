@@ -68,9 +68,10 @@ def schedule(member: str, at: float, *, keep_existing: bool = False) -> None:
     _timer_write(lambda: client().zadd(key(TIMERS), {member: at}, nx=keep_existing))
 
 
-def schedule_many(timers: dict[str, float]) -> None:
-    """Several timers in one command (a start's grace periods)."""
-    _timer_write(lambda: client().zadd(key(TIMERS), timers))
+def schedule_many(timers: dict[str, float], *, keep_existing: bool = False) -> None:
+    """Several timers in one command (a start's grace periods, the index rebuilt); none, no command."""
+    if timers:
+        _timer_write(lambda: client().zadd(key(TIMERS), timers, nx=keep_existing))
 
 
 def cancel(member: str) -> None:
@@ -215,6 +216,12 @@ def touch_expiry(room_code: str, expires_at: float) -> None:
     client().zadd(key(EXPIRY), {room_code: expires_at})
 
 
+def touch_expiry_many(expiries: dict[str, float]) -> None:
+    """Several rooms' expiry in one command; none, no command."""
+    if expiries:
+        client().zadd(key(EXPIRY), expiries)
+
+
 def drop_expiry(room_code: str) -> None:
     client().zrem(key(EXPIRY), room_code)
 
@@ -241,6 +248,16 @@ def presence_leave(room_code: str, seat: int | None, channel: str) -> None:
 
 def connected_seats(room_code: str) -> set[int]:
     return seats_present(queue_connected_seats(client(), room_code))
+
+
+def connected_seats_of(room_codes: list[str]) -> list[set[int]]:
+    """connected_seats for each of these rooms, in one round trip."""
+    if not room_codes:
+        return []
+    pipe = client().pipeline(transaction=False)
+    for room_code in room_codes:
+        queue_connected_seats(pipe, room_code)
+    return [seats_present(members) for members in pipe.execute()]
 
 
 def queue_connected_seats(target, room_code: str):

@@ -1392,28 +1392,70 @@ def expire_room(*, room_code: str, now=None) -> bool:
     return True
 
 
+_REBUILT_AT_ONCE = 500  # rooms, and games in play, whose reads and writes the index's rebuild sends together
+
+
 def rebuild_live_index() -> dict:
-    """Put every deadline, bot turn and room expiry back into Redis from the database."""
+    """Put every deadline, bot turn and room expiry back into Redis from the database. The worker runs it when
+    it starts and every minute, beside the moves: so it reads and writes by the batch (_REBUILT_AT_ONCE): a few
+    queries and round trips for each, where one room or game in play cost a query or a round trip or two each
+    (a third of a second of the worker's CPU with 250 games in play, in the middle of their moves:
+    docs/benchmarks.md)."""
     counts = {"countdowns": 0, "bots": 0, "rooms": 0}
+    expiries = {}
     for room in Room.objects.all().iterator():
-        live.touch_expiry(room.code, _expiry_time(room))
-        counts["rooms"] += 1
-    playing = Game.objects.filter(status=Game.Status.PLAYING, room__isnull=False).select_related("room")
+        expiries[room.code] = _expiry_time(room)
+        if len(expiries) == _REBUILT_AT_ONCE:
+            live.touch_expiry_many(expiries)
+            counts["rooms"] += len(expiries)
+            expiries = {}
+    live.touch_expiry_many(expiries)
+    counts["rooms"] += len(expiries)
+    playing = Game.objects.filter(status=Game.Status.PLAYING, room__isnull=False)
+    games: list[Game] = []
     for game in playing.iterator():
+        games.append(game)
+        if len(games) == _REBUILT_AT_ONCE:
+            _rebuild_games(games, counts)
+            games = []
+    _rebuild_games(games, counts)
+    return counts
+
+
+def _rebuild_games(games: list[Game], counts: dict) -> None:
+    """rebuild_live_index for these games in play: their countdowns, their bots' turns (as _schedule_bots
+    schedules them) and a grace period for each person's seat with no socket open that has none."""
+    if not games:
+        return
+    bot_seats: dict[int, set[int]] = {}
+    bots = Seat.objects.filter(_BOT_OR_STAND_IN, room__games__in=[game.pk for game in games])
+    for game_id, index in bots.values_list("room__games", "index"):
+        bot_seats.setdefault(game_id, set()).add(index)
+    people: dict[int, list[int]] = {}
+    humans = Seat.objects.filter(room__in={game.room_id for game in games}, is_bot=False, stand_in=False).exclude(
+        return_code_hash="")
+    for room_id, index in humans.values_list("room_id", "index"):
+        people.setdefault(room_id, []).append(index)
+    connected = live.connected_seats_of([game.room_code for game in games])
+    timers, graces = {}, {}
+    now = time.time()
+    bot_at = now + settings.WICKWISE["BOT_DELAY_SECONDS"]  # _schedule_bots with nothing shown
+    grace_at = now + settings.WICKWISE["GRACE_SECONDS"]
+    for game, present in zip(games, connected):
         if game.deadline_at is not None and game.deadline_seq is not None and not game.is_paused:
-            live.schedule(f"turn:{game.pk}:{game.deadline_seq}", game.deadline_at.timestamp())
+            timers[f"turn:{game.pk}:{game.deadline_seq}"] = game.deadline_at.timestamp()
             counts["countdowns"] += 1
         if not game.is_paused:
             turns = [(int(seat), prompt) for seat, prompt in game.prompts.items()]
-            _schedule_bots(game.pk, turns)
+            covered = bot_seats.get(game.pk, set())
+            timers.update({f"bot:{game.pk}:{seat}:{prompt}": bot_at for seat, prompt in turns if seat in covered})
             counts["bots"] += len(turns)
         # Absent players whose grace timer was lost with Redis get a new one.
-        connected = live.connected_seats(game.room_code)
-        at = time.time() + settings.WICKWISE["GRACE_SECONDS"]
-        for seat in game.room.seats.filter(is_bot=False, stand_in=False).exclude(return_code_hash=""):
-            if seat.index not in connected:
-                live.schedule(f"grace:{game.room_code}:{seat.index}", at, keep_existing=True)
-    return counts
+        for index in people.get(game.room_id, []):
+            if index not in present:
+                graces[f"grace:{game.room_code}:{index}"] = grace_at
+    live.schedule_many(timers)
+    live.schedule_many(graces, keep_existing=True)
 
 
 def link_remembered_seats(*, session, user) -> int:

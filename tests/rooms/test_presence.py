@@ -11,6 +11,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from rooms import live, services
 from rooms.models import Game, Move, Room, Seat
@@ -180,6 +181,38 @@ def test_when_redis_is_lost_the_database_rebuilds_every_timer_and_the_expiry_ind
     services.rebuild_live_index()
     assert set(timers()) == set(index)
     assert Game.objects.get(pk=game.pk).seq == 0
+
+
+def test_the_rebuild_reads_and_writes_by_the_batch_and_puts_back_what_it_did_one_by_one(monkeypatch):
+    """The worker rebuilds the index every minute beside the moves: a few queries and round trips a batch of
+    rooms and games, not one or two for each, and the same index as one by one (the test above), across a
+    batch's edge too."""
+    rooms = [started_room(1, 3), started_room(2), started_room(1, 2)]  # people away, bots, a paused game
+    services.pause_game(game_id=rooms[1][2].pk)
+    expected_bots = {f"bot:{rooms[0][2].pk}:1:0", f"bot:{rooms[0][2].pk}:2:0", f"bot:{rooms[2][2].pk}:1:0"}
+    flush_suite_redis()
+    monkeypatch.setattr(services, "_REBUILT_AT_ONCE", 2)  # two batches of games, two of rooms
+    sent = []
+    execute = live.redis.Redis.execute_command
+    monkeypatch.setattr(live.redis.Redis, "execute_command",
+                        lambda self, *args, **options: sent.append(args[0]) or execute(self, *args, **options))
+    with CaptureQueriesContext(connection) as queries:
+        counts = services.rebuild_live_index()
+
+    index = timers()
+    assert expected_bots <= set(index)
+    assert {f"grace:{code}:0" for code, _tickets, _game in rooms} <= set(index)
+    assert f"grace:{rooms[1][0]}:1" in index
+    assert not any(member.startswith(f"turn:{rooms[1][2].pk}:") for member in index)  # paused
+    assert {f"turn:{game.pk}:0" for i, (_code, _tickets, game) in enumerate(rooms) if i != 1} <= set(index)
+    assert set(expiry_index()) == {code for code, _tickets, _game in rooms}
+    assert counts["rooms"] == 3 and counts["countdowns"] == 2
+    # rooms: a query, a write a batch; games: a query, and for each batch two reads and a round trip of
+    # presence, and the two writes
+    assert sent.count("ZADD") <= 2 + 2 * 2
+    assert len(queries) <= 2 + 1 + 2 * 2
+    services.rebuild_live_index()
+    assert set(timers()) == set(index)
 
 
 def test_a_player_who_returns_while_the_grace_timer_is_handled_keeps_the_seat():

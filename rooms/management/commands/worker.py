@@ -17,7 +17,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
-from rooms import bot_runner, live, move_queue, services, trace
+from rooms import bot_runner, live, move_queue, sampler, services, trace
 
 log = logging.getLogger("wickwise.worker")
 
@@ -79,6 +79,7 @@ class Command(BaseCommand):
         log.info("worker started; index rebuilt: %s", counts)
         gc.freeze()  # what start-up loaded lives as long as the process: full collections need not scan it
         trace.watch_pauses("worker")
+        sampler.install()  # off unless WICKWISE_SAMPLE_STACKS names a file
         poll = settings.WICKWISE["WORKER_POLL_SECONDS"]
         last_rebuild = last_expiry = last_look = time.monotonic()
         last_sessions = None
