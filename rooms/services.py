@@ -1428,12 +1428,13 @@ def _rebuild_games(games: list[Game], counts: dict) -> None:
     if not games:
         return
     bot_seats: dict[int, set[int]] = {}
-    bots = Seat.objects.filter(_BOT_OR_STAND_IN, room__games__in=[game.pk for game in games])
+    # No ordering: Seat's default would join the rooms only to sort.
+    bots = Seat.objects.filter(_BOT_OR_STAND_IN, room__games__in=[game.pk for game in games]).order_by()
     for game_id, index in bots.values_list("room__games", "index"):
         bot_seats.setdefault(game_id, set()).add(index)
     people: dict[int, list[int]] = {}
     humans = Seat.objects.filter(room__in={game.room_id for game in games}, is_bot=False, stand_in=False).exclude(
-        return_code_hash="")
+        return_code_hash="").order_by()
     for room_id, index in humans.values_list("room_id", "index"):
         people.setdefault(room_id, []).append(index)
     connected = live.connected_seats_of([game.room_code for game in games])

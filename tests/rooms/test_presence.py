@@ -188,9 +188,11 @@ def test_the_rebuild_reads_and_writes_by_the_batch_and_puts_back_what_it_did_one
     rooms and games, not one or two for each, and the same index as one by one (the test above), across a
     batch's edge too."""
     rooms = [started_room(1, 3), started_room(2), started_room(1, 2)]  # people away, bots, a paused game
-    services.pause_game(game_id=rooms[1][2].pk)
-    expected_bots = {f"bot:{rooms[0][2].pk}:1:0", f"bot:{rooms[0][2].pk}:2:0", f"bot:{rooms[2][2].pk}:1:0"}
+    (first, _t0, first_game), (paused, _t1, paused_game), (third, _t2, third_game) = rooms
+    services.pause_game(game_id=paused_game.pk)
     flush_suite_redis()
+    services.seat_connected(room_code=third, seat=0, channel="a-tab")  # present: no grace period for it
+    live.schedule(f"grace:{paused}:0", 12345.0)  # a grace period already running is kept as it is
     monkeypatch.setattr(services, "_REBUILT_AT_ONCE", 2)  # two batches of games, two of rooms
     sent = []
     execute = live.redis.Redis.execute_command
@@ -200,19 +202,25 @@ def test_the_rebuild_reads_and_writes_by_the_batch_and_puts_back_what_it_did_one
         counts = services.rebuild_live_index()
 
     index = timers()
-    assert expected_bots <= set(index)
-    assert {f"grace:{code}:0" for code, _tickets, _game in rooms} <= set(index)
-    assert f"grace:{rooms[1][0]}:1" in index
-    assert not any(member.startswith(f"turn:{rooms[1][2].pk}:") for member in index)  # paused
-    assert {f"turn:{game.pk}:0" for i, (_code, _tickets, game) in enumerate(rooms) if i != 1} <= set(index)
-    assert set(expiry_index()) == {code for code, _tickets, _game in rooms}
+    assert set(index) == {
+        f"turn:{first_game.pk}:0", f"bot:{first_game.pk}:1:0", f"bot:{first_game.pk}:2:0", f"grace:{first}:0",
+        f"grace:{paused}:0", f"grace:{paused}:1",  # paused: no countdown
+        f"turn:{third_game.pk}:0", f"bot:{third_game.pk}:1:0",
+    }
+    assert index[f"turn:{third_game.pk}:0"] == pytest.approx(Game.objects.get(pk=third_game.pk).deadline_at.timestamp())
+    assert index[f"grace:{paused}:0"] == 12345.0
+    assert index[f"grace:{paused}:1"] > 12345.0
+    assert set(expiry_index()) == {first, paused, third}
     assert counts["rooms"] == 3 and counts["countdowns"] == 2
-    # rooms: a query, a write a batch; games: a query, and for each batch two reads and a round trip of
-    # presence, and the two writes
-    assert sent.count("ZADD") <= 2 + 2 * 2
-    assert len(queries) <= 2 + 1 + 2 * 2
+    # rooms: a write a batch; games: for each batch a write of the timers and one of the grace periods
+    assert sent.count("ZADD") == 2 + 2 * 2
+    # rooms: one query; games: one, and two a batch (the bots' seats, the people's)
+    assert len(queries) == 1 + 1 + 2 * 2, [query["sql"] for query in queries.captured_queries]
     services.rebuild_live_index()
-    assert set(timers()) == set(index)
+    again = timers()
+    assert set(again) == set(index)
+    assert {member: at for member, at in again.items() if member.startswith("grace:")} == {
+        member: at for member, at in index.items() if member.startswith("grace:")}  # running ones kept
 
 
 def test_a_player_who_returns_while_the_grace_timer_is_handled_keeps_the_seat():
