@@ -421,9 +421,7 @@ class _MoveWhereVersion:
 
     def run(self, game: Game, move: Move, read_version: int) -> bool:
         """True if both rows were written."""
-        params = [field.get_db_prep_save(field.pre_save(game, False), connection) for field in self.update.fields]
-        params += [game.pk, read_version]
-        params += [field.get_db_prep_save(field.pre_save(move, True), connection) for field in self.insert.fields]
+        params = [*self.update.prepared(game), read_version, *self.insert.prepared(move)]  # the game's ends with its pk
         try:
             with _hot_cursor() as cursor:
                 if connection.vendor != "postgresql":
@@ -860,6 +858,12 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
     return after_commit
 
 
+def _bot_delay(showing: float = 0.0) -> float:
+    """How long after now a bot plays a decision posed by a move the table shows for `showing` seconds."""
+    waits = settings.WICKWISE.get("BOT_WAITS_FOR_TABLE", True)
+    return (showing if waits else 0.0) + settings.WICKWISE["BOT_DELAY_SECONDS"]
+
+
 def _schedule_bots(game_id: int, turns: list[tuple[int, int]], showing: float = 0.0) -> None:
     """Ask the worker to play any pending decision whose seat is a bot or covered by one: once the table
     has shown the move that posed it (`showing` seconds: a reveal, a throw, cards dealt), and a short beat
@@ -867,8 +871,7 @@ def _schedule_bots(game_id: int, turns: list[tuple[int, int]], showing: float = 
     if not turns:
         return
     covered = {index for (index,) in _SEATS_A_BOT_PLAYS.values(game_id)}
-    waits = settings.WICKWISE.get("BOT_WAITS_FOR_TABLE", True)
-    delay = (showing if waits else 0.0) + settings.WICKWISE["BOT_DELAY_SECONDS"]
+    delay = _bot_delay(showing)
     for seat, prompt in turns:
         if seat in covered:
             live.schedule(f"bot:{game_id}:{seat}:{prompt}", time.time() + delay)
@@ -1402,31 +1405,30 @@ def rebuild_live_index() -> dict:
     (a third of a second of the worker's CPU with 250 games in play, in the middle of their moves:
     docs/benchmarks.md)."""
     counts = {"countdowns": 0, "bots": 0, "rooms": 0}
-    expiries = {}
-    for room in Room.objects.all().iterator():
-        expiries[room.code] = _expiry_time(room)
-        if len(expiries) == _REBUILT_AT_ONCE:
-            live.touch_expiry_many(expiries)
-            counts["rooms"] += len(expiries)
-            expiries = {}
-    live.touch_expiry_many(expiries)
-    counts["rooms"] += len(expiries)
+    for rooms in _in_batches(Room.objects.all().iterator()):
+        live.touch_expiry_many({room.code: _expiry_time(room) for room in rooms})
+        counts["rooms"] += len(rooms)
     playing = Game.objects.filter(status=Game.Status.PLAYING, room__isnull=False)
-    games: list[Game] = []
-    for game in playing.iterator():
-        games.append(game)
-        if len(games) == _REBUILT_AT_ONCE:
-            _rebuild_games(games, counts)
-            games = []
-    _rebuild_games(games, counts)
+    for games in _in_batches(playing.iterator()):
+        _rebuild_games(games, counts)
     return counts
+
+
+def _in_batches(rows):
+    """The rows in lists of _REBUILT_AT_ONCE, the last one shorter; none for no rows."""
+    batch = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == _REBUILT_AT_ONCE:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def _rebuild_games(games: list[Game], counts: dict) -> None:
     """rebuild_live_index for these games in play: their countdowns, their bots' turns (as _schedule_bots
     schedules them) and a grace period for each person's seat with no socket open that has none."""
-    if not games:
-        return
     bot_seats: dict[int, set[int]] = {}
     # No ordering: Seat's default would join the rooms only to sort.
     bots = Seat.objects.filter(_BOT_OR_STAND_IN, room__games__in=[game.pk for game in games]).order_by()
@@ -1440,7 +1442,7 @@ def _rebuild_games(games: list[Game], counts: dict) -> None:
     connected = live.connected_seats_of([game.room_code for game in games])
     timers, graces = {}, {}
     now = time.time()
-    bot_at = now + settings.WICKWISE["BOT_DELAY_SECONDS"]  # _schedule_bots with nothing shown
+    bot_at = now + _bot_delay()  # as _schedule_bots with nothing shown
     grace_at = now + settings.WICKWISE["GRACE_SECONDS"]
     for game, present in zip(games, connected):
         if game.deadline_at is not None and game.deadline_seq is not None and not game.is_paused:
