@@ -142,15 +142,19 @@ def joinable(queue, *, timers: bool = False) -> bool:
 
 def flush() -> None:
     """Send what is queued on this thread's joined round trip, if anything, with the rider after it.
-    Raises RedisError when Redis cannot be asked (the rider is then left to its owner)."""
+    Raises RedisError when Redis cannot be asked (the rider is then left to its owner). Within
+    `replies_later`, its replies are read at `settle` instead (a reply still unread of this thread's is read
+    first)."""
     pipe = getattr(_joined, "pipe", None)
     if pipe is None or not len(pipe):
         return
+    settle()
     rider = getattr(_joined, "rider", None)
     if rider is not None:
         rider(pipe)
     try:
-        pipe.execute()
+        if not (getattr(_joined, "later", False) and _send_for_later(pipe, rider)):
+            pipe.execute()
     except redis.RedisError:
         if _joined.timers:
             index_lost.set()
@@ -159,6 +163,77 @@ def flush() -> None:
         _joined.timers = False
         pipe.reset()
     _joined.rider = None
+
+
+# --- a joined round trip's replies read later ------------------------------------------------------
+# The worker's move thread used to wait for the reply of its move's round trip after the commit: blocked in
+# recv while Redis ran it, then woken, then waiting for the GIL, holding the after-commit lock on SQLite. Within
+# `replies_later` the round trip is sent as before (the update leaves as early) and its replies are read at
+# `settle`, the end of the request, by which time they are most often there.
+
+
+@contextlib.contextmanager
+def replies_later():
+    """Within this, in this thread, a joined round trip is sent at `flush` and its replies are read at the next
+    `flush` or at `settle`, which the caller calls once its request is done (before it asks `rider_left`): its
+    connection is out of the pool until then. Outside it, `flush` reads them at once."""
+    _joined.later = True
+    try:
+        yield
+    finally:
+        _joined.later = False
+
+
+def _send_for_later(pipe, rider) -> bool:
+    """Send the pipeline's commands on a connection of the pool, kept with the count of replies to read
+    (`settle`). False if it could not be sent (nothing was, or the connection is dropped): the caller then
+    sends it the usual way, with the client's retries."""
+    commands = [args for args, _options in pipe.command_stack]
+    pool = pipe.connection_pool
+    try:
+        connection = pool.get_connection()
+    except redis.RedisError:
+        return False
+    try:
+        connection.send_packed_command(connection.pack_commands(commands))
+    except BaseException as error:
+        connection.disconnect()  # back to the pool, never with a reply unread
+        pool.release(connection)
+        if isinstance(error, redis.RedisError):
+            return False
+        raise
+    _joined.pending = (pool, connection, len(commands), _joined.timers, rider)
+    return True
+
+
+def settle() -> None:
+    """Read the replies of this thread's joined round trip sent for later, if any. Raises RedisError as its
+    `flush` would have (the first command Redis refused, or the connection's failure): the timer index is then
+    marked lost if it carried timers, and its rider is left to its owner (`rider_left`)."""
+    pending = getattr(_joined, "pending", None)
+    if pending is None:
+        return
+    _joined.pending = None
+    pool, connection, count, timers, rider = pending
+    try:
+        refused = None
+        for _reply in range(count):  # every reply read, even after a refusal: the connection goes back clean
+            try:
+                connection.read_response()
+            except redis.ResponseError as error:
+                refused = refused or error
+        if refused is not None:
+            raise refused
+    except BaseException as error:
+        if not isinstance(error, redis.ResponseError):
+            connection.disconnect()  # a reply may be unread
+        if timers:
+            index_lost.set()
+        if rider is not None:
+            _joined.rider = rider
+        raise
+    finally:
+        pool.release(connection)
 
 
 def ride_along(queue) -> None:
