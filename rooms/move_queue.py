@@ -499,6 +499,7 @@ class MovePlayer:
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="move")
         self.rooms_in_play: dict[str, collections.deque] = {}  # a room's requests waiting on the one in play
         self.rooms_lock = threading.Lock()
+        self.queued = 0  # requests submitted to the pool and not yet begun by a thread (under rooms_lock)
         self.games_in_play: dict = {}  # by room code; a room's entry is used by one thread at a time
         # Take only what this worker's threads can start on soon: moves left in Redis go to whichever
         # worker is free, and a worker that stops loses none it has not begun.
@@ -683,7 +684,7 @@ class MovePlayer:
             room = codes.normalize(payload["room"])
             trace.taken(payload, stamps)
         except Exception:  # played (and logged) by a thread as any request that cannot be played
-            self.pool.submit(self._play, raw, None, None, start_slot)
+            self._submit(raw, None, None, start_slot)
             return
         with self.rooms_lock:
             waiting = self.rooms_in_play.get(room)
@@ -691,20 +692,50 @@ class MovePlayer:
                 waiting.append((raw, payload, start_slot))
                 return
             self.rooms_in_play[room] = collections.deque()
+            self.queued += 1
         self.pool.submit(self._play, raw, payload, room, start_slot)
 
-    def _next_of_room(self, room: str) -> None:
-        """The room's request in play is done: its next one goes to the pool, or the room leaves."""
+    def _next_of_room(self, room: str) -> tuple | None:
+        """The room's request in play is done: its next one (raw, payload, start_slot) if no other room's
+        request waits for a thread, for this thread to play at once; else its next one goes to the pool's
+        queue, behind them, as the room leaves if it has none. None: nothing more for this thread."""
         with self.rooms_lock:
             waiting = self.rooms_in_play[room]
             if not waiting:
                 del self.rooms_in_play[room]
-                return
-            raw, payload, start_slot = waiting.popleft()
-        self.pool.submit(self._play, raw, payload, room, start_slot)
+                return None
+            following = waiting.popleft()
+            if not self.queued:
+                return following
+        self._submit(following[0], following[1], room, following[2])
+        return None
 
     def _play(self, raw: str, payload: dict | None, room: str | None, start_slot: bool = False) -> None:
-        close_old_connections()
+        """Play a request taken from the pool's queue and then, in this same thread, each of its room's that
+        waited behind it while no other room's waits for a thread: in the order the worker took them either
+        way, but with no hand-over through the queue and no other thread woken for the room's next request."""
+        with self.rooms_lock:
+            self.queued -= 1
+        while True:
+            try:
+                self._play_one(raw, payload, start_slot)
+            except BaseException:  # whatever failed, the room's next request is not left waiting
+                following = self._next_of_room(room) if room is not None else None
+                if following is not None:
+                    self._submit(following[0], following[1], room, following[2])
+                raise
+            following = self._next_of_room(room) if room is not None else None
+            if following is None:
+                return
+            raw, payload, start_slot = following
+
+    def _submit(self, raw: str, payload: dict | None, room: str | None, start_slot: bool) -> None:
+        with self.rooms_lock:
+            self.queued += 1
+        self.pool.submit(self._play, raw, payload, room, start_slot)
+
+    def _play_one(self, raw: str, payload: dict | None, start_slot: bool) -> None:
+        close_old_connections()  # a connection broken or past its age is dropped before each request
         rode = False  # its removal from this worker's list rides on the move's round trip after commit
         try:
             if payload is None:
@@ -713,18 +744,23 @@ class MovePlayer:
             rode = payload.get("kind") == "move"
             if rode:  # one write transaction: its round trip after commit clears it too
                 live.ride_along(lambda pipe: pipe.lrem(self.taken_key, 1, raw))
-            play(payload, games_in_play=self.games_in_play)
+            with live.replies_later():  # the round trip after its commit is sent, its replies read below
+                play(payload, games_in_play=self.games_in_play)
         except Exception:  # one bad move must not stop the worker; its socket hears of it by the deadline
             log.exception("queued move %.200s failed", raw)
         finally:
+            self.free.release()
+            if start_slot:
+                self.start_free.release()
             try:
-                self.free.release()
-                if start_slot:
-                    self.start_free.release()
-                close_old_connections()
-                # Unless the move's round trip after its commit cleared it already.
-                to_clear = live.rider_left() is not None or not rode
-                cleared = False
+                live.settle()
+            except Exception:  # as a step after a commit that failed (services._run_each); its rider is left
+                log.exception("a step after a commit failed")
+            # Unless the move's round trip after its commit cleared it already (as nearly always for a move:
+            # no round trip here then).
+            to_clear = live.rider_left() is not None or not rode
+            cleared = False
+            if to_clear or start_slot:
                 try:
                     pipe = live.client().pipeline(transaction=False)
                     if to_clear:
@@ -732,18 +768,14 @@ class MovePlayer:
                     if start_slot:  # the intake may be waiting for it, deaf to the starts' bell
                         pipe.rpush(self.bell_key, 1)
                         pipe.ltrim(self.bell_key, 0, 0)
-                    if len(pipe):
-                        pipe.execute()
+                    pipe.execute()
                     cleared = True
                 except RedisError:
                     log.warning("could not clear a played request from this worker's list")
-                with self.in_hand_lock:
-                    self.in_hand[raw] -= 1
-                    if self.in_hand[raw] <= 0:
-                        del self.in_hand[raw]
-                    if to_clear and not cleared:  # still on the list: the intake clears it before its next take
-                        self.played_on_list[raw] += 1
-                trace.end()
-            finally:  # whatever failed above, the room's next request is not left waiting
-                if room is not None:
-                    self._next_of_room(room)
+            with self.in_hand_lock:
+                self.in_hand[raw] -= 1
+                if self.in_hand[raw] <= 0:
+                    del self.in_hand[raw]
+                if to_clear and not cleared:  # still on the list: the intake clears it before its next take
+                    self.played_on_list[raw] += 1
+            trace.end()

@@ -197,3 +197,80 @@ def test_late_starts_still_play_on_no_more_than_their_share_of_threads(recorder)
         player.stop()
     assert recorder.most_starts_at_once == player.start_threads == 2
     assert recorder.ended.index("move#0") < 4, recorder.ended  # the move had a thread of its own
+
+
+def holding_the_first(recorder, monkeypatch, first: str) -> tuple[threading.Event, dict]:
+    """move_queue.play as the recorder, but `first` waits until the event is set; returns the event and the
+    thread each request was played on, by mover."""
+    release, threads = threading.Event(), {}
+
+    def holding(payload, *, games_in_play=None):
+        threads[payload["mover"]] = threading.get_ident()
+        if payload["mover"] == first:
+            assert release.wait(10)
+        recorder(payload, games_in_play=games_in_play)
+
+    monkeypatch.setattr(move_queue, "play", holding)
+    return release, threads
+
+
+def counting_submits(player: move_queue.MovePlayer) -> list[str]:
+    """The requests (their raw texts) handed to the player's pool, in order."""
+    submitted, submit = [], player.pool.submit
+
+    def counted(fn, *args, **kwargs):
+        submitted.append(args[0])
+        return submit(fn, *args, **kwargs)
+
+    player.pool.submit = counted
+    return submitted
+
+
+def waiting_in_room(player: move_queue.MovePlayer, room: str) -> int:
+    with player.rooms_lock:
+        return len(player.rooms_in_play.get(room, ()))
+
+
+def test_a_rooms_requests_queued_behind_the_one_in_play_are_played_by_its_thread_in_order(recorder, monkeypatch):
+    """Without going back to the pool's queue: no hand-over, no other thread woken, for each of them."""
+    release, threads = holding_the_first(recorder, monkeypatch, "move#0")
+    player = move_queue.MovePlayer(threads=2)
+    submitted = counting_submits(player)
+    player.start()
+    try:
+        hand_over_all([("move", "AAAAAA", f"move#{n}") for n in range(4)])
+        wait_for(lambda: waiting_in_room(player, "AAAAAA") == 3, what="the room's later requests waiting")
+        release.set()
+        wait_for(lambda: len(recorder.ended) == 4, what="every request played")
+    finally:
+        release.set()
+        player.stop()
+    assert recorder.ended == [f"move#{n}" for n in range(4)]
+    assert len(submitted) == 1  # the first alone went through the pool
+    assert len({threads[f"move#{n}"] for n in range(4)}) == 1
+    slots = 0  # every slot given back, once each
+    while player.free.acquire(blocking=False):
+        slots += 1
+    assert slots == 4
+    assert not player.rooms_in_play and player.queued == 0
+
+
+def test_a_rooms_next_request_goes_behind_another_rooms_waiting_for_a_thread(recorder, monkeypatch):
+    """A room's next request is played at once by its thread only when no other room's waits for one: the
+    requests still begin in the order the worker took them."""
+    release, _threads = holding_the_first(recorder, monkeypatch, "move#a0")
+    player = move_queue.MovePlayer(threads=1)
+    player.free = threading.BoundedSemaphore(4)  # one thread, but the three requests taken at once
+    submitted = counting_submits(player)
+    player.start()
+    try:
+        hand_over_all([("move", "AAAAAA", "move#a0"), ("move", "BBBBBB", "move#b0"), ("move", "AAAAAA", "move#a1")])
+        wait_for(lambda: waiting_in_room(player, "AAAAAA") == 1 and len(submitted) == 2,
+                 what="room A's second request waiting behind its first, room B's in the pool's queue")
+        release.set()
+        wait_for(lambda: len(recorder.ended) == 3, what="every request played")
+    finally:
+        release.set()
+        player.stop()
+    assert recorder.began == ["move#a0", "move#b0", "move#a1"]
+    assert len(submitted) == 3 and player.queued == 0

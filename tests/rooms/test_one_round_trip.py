@@ -27,15 +27,24 @@ def index_not_lost():
 
 @pytest.fixture
 def round_trips():
-    """The commands of every blocking pipeline sent, in order, by round trip."""
+    """The commands of every blocking pipeline sent, in order, by round trip: those whose replies are read at
+    once and those the worker's move thread reads later (live.replies_later)."""
     sent: list[list[str]] = []
-    execute = redis.client.Pipeline.execute
+    execute, send_for_later = redis.client.Pipeline.execute, live._send_for_later
 
     def recording(pipe, *args, **kwargs):
         sent.append([str(command[0]).upper() for command, _options in pipe.command_stack])
         return execute(pipe, *args, **kwargs)
 
-    with mock.patch.object(redis.client.Pipeline, "execute", recording):
+    def recording_for_later(pipe, *args, **kwargs):
+        commands = [str(command[0]).upper() for command, _options in pipe.command_stack]
+        if not send_for_later(pipe, *args, **kwargs):
+            return False  # sent the usual way: recorded there
+        sent.append(commands)
+        return True
+
+    with mock.patch.object(redis.client.Pipeline, "execute", recording), \
+            mock.patch.object(live, "_send_for_later", recording_for_later):
         yield sent
 
 
@@ -119,3 +128,70 @@ def test_a_starts_mark_update_and_timers_go_in_one_round_trip_in_that_order(roun
     assert commands[:2] == ["SET", "PUBLISH"], commands  # the mark before the update (rooms/positions.py)
     assert "ZADD" in commands[2:], commands  # the first countdown, after the update
     assert not live.index_lost.is_set()
+
+
+def test_within_replies_later_a_joined_round_trip_leaves_at_once_and_its_replies_are_read_at_settle():
+    """The worker's move thread does not wait for the reply of its round trip after the commit: the
+    commands leave (Redis runs them) at the flush, and their replies are read at the request's end."""
+    gen_key, _position_key = live.position_keys("LATER")
+    live.client().set(gen_key, "before")
+    rider = mock.Mock()
+    live.ride_along(rider)
+    pool = live.client().connection_pool
+    with live.replies_later():
+        with live.joined():
+            positions.changed("LATER")
+            live.replace(None, "turn:1:1", 123.0)
+        pending = live._joined.pending
+        assert pending is not None  # sent, its replies not read
+        assert pending[1] not in pool._available_connections
+        wait_for(lambda: live.scheduled_at("turn:1:1") == 123.0, what="the timer written before any reply is read")
+        assert live.client().get(gen_key) != "before"
+        live.settle()
+    assert live._joined.pending is None and pending[1] in pool._available_connections
+    rider.assert_called_once()
+    assert live.rider_left() is None  # carried
+    assert not live.index_lost.is_set()
+    live.cancel("turn:1:1")
+
+
+def test_a_round_trip_whose_replies_fail_when_read_later_marks_the_timers_lost_and_leaves_the_rider():
+    rider = mock.Mock()
+    live.ride_along(rider)
+    with live.replies_later():
+        with live.joined():
+            live.replace("turn:1:0", "turn:1:3", 0.0)
+        connection = live._joined.pending[1]
+        with mock.patch.object(connection, "read_response", side_effect=RedisConnectionError("down")), \
+                pytest.raises(RedisConnectionError):
+            live.settle()
+    assert live.index_lost.is_set()
+    assert live.rider_left() is rider  # its owner sends it on its own
+    assert live._joined.pending is None
+    live.cancel("turn:1:3")
+
+
+def test_a_moves_round_trip_whose_replies_fail_when_read_later_still_clears_it_from_the_workers_list(caplog):
+    """The failure reaches the handling a failed round trip had: logged, and the request cleared from the
+    worker's list by the worker's own round trip at its end."""
+    code, _tickets, game = started_room(4)
+    send_for_later, failed = live._send_for_later, []
+
+    def failing_when_read(pipe, rider):
+        if not send_for_later(pipe, rider):
+            return False
+        connection = live._joined.pending[1]
+
+        def read_response(*args, **kwargs):
+            del connection.read_response  # once: the pool's connection is itself again
+            failed.append(True)
+            raise RedisConnectionError("down")
+
+        connection.read_response = read_response
+        return True
+
+    with mock.patch.object(live, "_send_for_later", failing_when_read), \
+            mock.patch("rooms.broadcast.send_to_socket"):
+        played(code, [(0, 0, candle_for(game, 0))], count=1, game=game)  # waits for the list to be cleared
+    assert failed == [True]
+    assert "a step after a commit failed" in caplog.text
