@@ -4,8 +4,9 @@
     python bench/move_cost.py --starts 300 [--profile]
 
 Each move goes through the worker's own path (rooms.move_queue.play, with the answer-key claim, the games
-remembered by room, and the update published to Redis), between the connection's upkeep the worker runs
-around every request (close_old_connections(), with Django's health check on the first query after it).
+remembered by room, and the update published to Redis), after the connection's upkeep the worker runs
+before every request (close_old_connections(), with Django's health check on the first query after it), and
+with the replies of its round trip after the commit read at its end, as the worker reads them.
 Rooms of four people play in turn, one seat of each room after the other, and a room that ends its game
 plays again (those starts are not counted). --locked plays every move the locked way; --statements lists,
 on PostgreSQL, what a move sends to the server.
@@ -154,7 +155,7 @@ def run(args) -> int:
     from django.db import close_old_connections, connection
     from django.db.backends.base.base import BaseDatabaseWrapper
 
-    from rooms import move_queue, sampler, services
+    from rooms import live, move_queue, sampler, services
     from rooms.models import Game
 
     stacks = sampler.install()  # WICKWISE_SAMPLE_STACKS: counted from the first timed move to the last
@@ -185,12 +186,13 @@ def run(args) -> int:
     statements, counted = statement_counter()
     sent = SentCounter() if args.statements and connection.vendor == "postgresql" else None
 
-    def play(request: dict) -> None:  # as MovePlayer._play, but for its bookkeeping in Redis
+    def play(request: dict) -> None:  # as MovePlayer._play_one, but for its bookkeeping in Redis
         close_old_connections()
         try:
-            move_queue.play(request, games_in_play={} if args.locked else memory)
+            with live.replies_later():  # the round trip after the commit sent, its replies read at the end
+                move_queue.play(request, games_in_play={} if args.locked else memory)
         finally:
-            close_old_connections()
+            live.settle()
 
     def latest(code: str) -> Game:
         return Game.objects.filter(room_code=code).order_by("-number").first()
