@@ -485,11 +485,16 @@ class _TakeLine:
 
 class MovePlayer:
     """Takes queued requests and plays them in a pool of threads of its own, one room at a time: a room with
-    a request in play has its next ones wait, in the order taken, and each goes to the pool once the one
-    before it is done. So this worker plays and publishes a room's requests in order, none of its threads
+    a request in play has its next ones wait, in the order taken, and each is begun once the one before it is
+    done: by the same thread at once if no other room's request waits for a thread (no hand-over through the
+    pool's queue, no other thread woken), else from the pool's queue, behind those. So this worker plays and
+    publishes a room's requests in order, begins every request in the order taken, none of its threads
     waits on a room's lock behind another of them, and any free thread takes the next room (rooms tied to
-    threads by a hash of their codes would give some threads more rooms than others). The games played last
-    are remembered by room (services.submit_move: a move then needs no locked read, on PostgreSQL and SQLite alike).
+    threads by a hash of their codes would give some threads more rooms than others). A move's round trip to
+    Redis after its commit (its update, its timers, its clearing from this worker's list) is sent at once and
+    its replies read at the request's end (live.replies_later), when they are most often there already. The
+    games played last are remembered by room (services.submit_move: a move then needs no locked read, on
+    PostgreSQL and SQLite alike).
     Any number of workers may run: a move from a lane to a worker's own list hands each request to one
     of them, and the list outlives the worker; the games' row versions keep two workers apart. Starts
     and play-agains taken from their lane hold one of `start_threads` slots until played, so moves always
