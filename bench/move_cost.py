@@ -4,8 +4,8 @@
     python bench/move_cost.py --starts 300 [--profile]
 
 Each move goes through the worker's own path (rooms.move_queue.play, with the answer-key claim, the games
-remembered by room, and the update published to Redis), after the connection's upkeep the worker runs
-before every request (close_old_connections(), with Django's health check on the first query after it), and
+remembered by room, and the update published to Redis), between the connection's upkeep the worker runs
+around every request (close_old_connections(), with Django's health check on the first query after it), and
 with the replies of its round trip after the commit read at its end, as the worker reads them.
 Rooms of four people play in turn, one seat of each room after the other, and a room that ends its game
 plays again (those starts are not counted). --locked plays every move the locked way; --statements lists,
@@ -193,6 +193,7 @@ def run(args) -> int:
                 move_queue.play(request, games_in_play={} if args.locked else memory)
         finally:
             live.settle()
+            close_old_connections()
 
     def latest(code: str) -> Game:
         return Game.objects.filter(room_code=code).order_by("-number").first()

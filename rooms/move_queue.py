@@ -505,6 +505,7 @@ class MovePlayer:
         self.rooms_in_play: dict[str, collections.deque] = {}  # a room's requests waiting on the one in play
         self.rooms_lock = threading.Lock()
         self.queued = 0  # requests submitted to the pool and not yet begun by a thread (under rooms_lock)
+        self.begun_from_pool = self.begun_in_turn = 0  # requests begun, and how (under rooms_lock; logged at stop)
         self.games_in_play: dict = {}  # by room code; a room's entry is used by one thread at a time
         # Take only what this worker's threads can start on soon: moves left in Redis go to whichever
         # worker is free, and a worker that stops loses none it has not begun.
@@ -542,6 +543,8 @@ class MovePlayer:
                     break
             time.sleep(0.05)
         self.pool.shutdown(wait=True)
+        log.info("%d requests begun, %d of them by the thread of their room's request before",
+                 self.begun_from_pool + self.begun_in_turn, self.begun_in_turn)
         self._clear_played()  # not handed back to be played again
         try:
             redis_client = live.client()
@@ -711,6 +714,7 @@ class MovePlayer:
                 return None
             following = waiting.popleft()
             if not self.queued:
+                self.begun_in_turn += 1
                 return following
         self._submit(following[0], following[1], room, following[2])
         return None
@@ -721,6 +725,7 @@ class MovePlayer:
         way, but with no hand-over through the queue and no other thread woken for the room's next request."""
         with self.rooms_lock:
             self.queued -= 1
+            self.begun_from_pool += 1
         while True:
             try:
                 self._play_one(raw, payload, start_slot)
@@ -740,7 +745,7 @@ class MovePlayer:
         self.pool.submit(self._play, raw, payload, room, start_slot)
 
     def _play_one(self, raw: str, payload: dict | None, start_slot: bool) -> None:
-        close_old_connections()  # a connection broken or past its age is dropped before each request
+        close_old_connections()
         rode = False  # its removal from this worker's list rides on the move's round trip after commit
         try:
             if payload is None:
@@ -761,8 +766,9 @@ class MovePlayer:
                 live.settle()
             except Exception:  # as a step after a commit that failed (services._run_each); its rider is left
                 log.exception("a step after a commit failed")
+            close_old_connections()
             # Unless the move's round trip after its commit cleared it already (as nearly always for a move:
-            # no round trip here then).
+            # no round trip here then, nor a pipeline made).
             to_clear = live.rider_left() is not None or not rode
             cleared = False
             if to_clear or start_slot:
