@@ -253,6 +253,7 @@ def test_a_rooms_requests_queued_behind_the_one_in_play_are_played_by_its_thread
         slots += 1
     assert slots == 4
     assert not player.rooms_in_play and player.queued == 0
+    assert (player.begun_from_pool, player.begun_in_turn) == (1, 3)
 
 
 def test_a_rooms_next_request_goes_behind_another_rooms_waiting_for_a_thread(recorder, monkeypatch):
@@ -274,3 +275,4 @@ def test_a_rooms_next_request_goes_behind_another_rooms_waiting_for_a_thread(rec
         player.stop()
     assert recorder.began == ["move#a0", "move#b0", "move#a1"]
     assert len(submitted) == 3 and player.queued == 0
+    assert (player.begun_from_pool, player.begun_in_turn) == (3, 0)
