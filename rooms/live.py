@@ -7,12 +7,15 @@ losing Redis loses no game. Every key starts with settings.REDIS_PREFIX.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 from functools import lru_cache
 
 import redis
 from django.conf import settings
+
+log = logging.getLogger(__name__)
 
 # Claim due members atomically: two workers never get the same one.
 _CLAIM = """
@@ -143,13 +146,17 @@ def joinable(queue, *, timers: bool = False) -> bool:
 def flush() -> None:
     """Send what is queued on this thread's joined round trip, if anything, with the rider after it.
     Raises RedisError when Redis cannot be asked (the rider is then left to its owner). Within
-    `replies_later`, its replies are read at `settle` instead (a reply still unread of this thread's is read
-    first)."""
+    `replies_later`, its replies are read at `settle` instead; those of this thread's round trip before, if
+    still unread, are read first, and their failure is logged (handled as `settle` says) without holding
+    this one back."""
     pipe = getattr(_joined, "pipe", None)
     if pipe is None or not len(pipe):
         return
-    settle()
-    rider = getattr(_joined, "rider", None)
+    try:
+        settle()
+    except redis.RedisError:  # that round trip's failure, handled as settle says; this one goes all the same
+        log.exception("a round trip after a commit failed")
+    rider = getattr(_joined, "rider", None)  # a failed round trip's rider rides on this one
     if rider is not None:
         rider(pipe)
     try:

@@ -171,6 +171,18 @@ def test_a_round_trip_whose_replies_fail_when_read_later_marks_the_timers_lost_a
     live.cancel("turn:1:3")
 
 
+def failing_once(connection, failed: list) -> None:
+    """The connection's next read fails (as if Redis went away), once, noted in `failed`: the pool's
+    connection is itself again after it."""
+
+    def read_response(*args, **kwargs):
+        del connection.read_response
+        failed.append(True)
+        raise RedisConnectionError("down")
+
+    connection.read_response = read_response
+
+
 def test_a_moves_round_trip_whose_replies_fail_when_read_later_still_clears_it_from_the_workers_list(caplog):
     """The failure reaches the handling a failed round trip had: logged, and the request cleared from the
     worker's list by the worker's own round trip at its end."""
@@ -180,14 +192,7 @@ def test_a_moves_round_trip_whose_replies_fail_when_read_later_still_clears_it_f
     def failing_when_read(pipe, rider):
         if not send_for_later(pipe, rider):
             return False
-        connection = live._joined.pending[1]
-
-        def read_response(*args, **kwargs):
-            del connection.read_response  # once: the pool's connection is itself again
-            failed.append(True)
-            raise RedisConnectionError("down")
-
-        connection.read_response = read_response
+        failing_once(live._joined.pending[1], failed)
         return True
 
     with mock.patch.object(live, "_send_for_later", failing_when_read), \
@@ -195,3 +200,26 @@ def test_a_moves_round_trip_whose_replies_fail_when_read_later_still_clears_it_f
         played(code, [(0, 0, candle_for(game, 0))], count=1, game=game)  # waits for the list to be cleared
     assert failed == [True]
     assert "a step after a commit failed" in caplog.text
+
+
+def test_a_round_trip_whose_replies_fail_when_the_next_one_goes_does_not_hold_that_one_back(caplog):
+    """Two joined round trips in one request (a step after another): the first one's replies are read as the
+    second goes; their failure is handled as at `settle`, and the second is sent all the same, carrying the
+    rider the first could not."""
+    rider = mock.Mock()
+    live.ride_along(rider)
+    with live.replies_later():
+        with live.joined():
+            live.replace("turn:1:0", "turn:1:3", 0.0)
+        failed = []
+        failing_once(live._joined.pending[1], failed)
+        with live.joined():
+            live.replace(None, "turn:2:1", 456.0)
+        wait_for(lambda: live.scheduled_at("turn:2:1") == 456.0, what="the second round trip run")
+        live.settle()
+    assert failed == [True] and live.index_lost.is_set()
+    assert "a round trip after a commit failed" in caplog.text
+    assert rider.call_count == 2  # queued on the first, then again on the second, which carried it
+    assert live.rider_left() is None
+    live.cancel("turn:1:3")
+    live.cancel("turn:2:1")
