@@ -18,6 +18,7 @@ from channels.layers import get_channel_layer
 from channels_redis.utils import _consistent_hash, decode_hosts
 from django.conf import settings
 
+from games import registry
 from rooms import live, positions, snapshots, trace
 from rooms.models import Game, Room
 
@@ -153,6 +154,11 @@ def prepare_game_update(game: Game, events: list[dict], *, mover: str | None = N
         return lambda: None
     public = _dumps(snapshots.public_game(game))  # the same for every seat: encoded once
     seats: list[int | None] = [*range(len(game.players)), None]
+    views = _view_texts(game, seats)
+    if any("only" in event for event in events):
+        seen = {seat: _dumps(snapshots.visible_events(events, seat)) for seat in seats}
+    else:  # every seat sees every event: encoded once
+        seen = dict.fromkeys(seats, _dumps(events))
     message = {
         "type": "game.update",
         "seq": game.seq,
@@ -161,12 +167,8 @@ def prepare_game_update(game: Game, events: list[dict], *, mover: str | None = N
         # picks its seat from this before choosing which text to forward.
         "to_act": sorted(int(seat) for seat in game.prompts) if game.status == Game.Status.PLAYING else [],
         "texts": {
-            _seat_key(seat): encode_update(
-                seq=game.seq,
-                game_json=public,
-                events=snapshots.visible_events(events, seat),
-                view=snapshots.seat_view(game, seat),
-            )
+            _seat_key(seat): encode_update(seq=game.seq, game_json=public, events_json=seen[seat],
+                                           view_json=views[seat])
             for seat in seats
         },
     }
@@ -191,10 +193,37 @@ def _dumps(value) -> str:
     return _ENCODER.encode(value)
 
 
-def encode_update(*, seq: int, game_json: str, events: list[dict], view: dict | None) -> str:
-    """An update as sent to one seat, but for the server time: `stamped` adds that as it leaves. It is left
-    open, so the send time can be appended without decoding."""
-    return f'{{"type":"update","seq":{seq},"game":{game_json},"events":{_dumps(events)},"view":{_dumps(view)}'
+def encode_update(*, seq: int, game_json: str, events_json: str, view_json: str) -> str:
+    """An update as sent to one seat, from its parts encoded, but for the server time: `stamped` adds that as
+    it leaves. It is left open, so the send time can be appended without decoding."""
+    return f'{{"type":"update","seq":{seq},"game":{game_json},"events":{events_json},"view":{view_json}'
+
+
+def _view_texts(game: Game, seats: list[int | None]) -> dict[int | None, str]:
+    """Each seat's view (snapshots.seat_view), encoded. An engine whose view is a part every seat sees
+    (`public_view(state)`, a spectator's whole view) then a seat's own keys (`own_view(state, seat)`) has the
+    public part built and encoded once for all seats: a seat's text is the two objects' texts joined, the same
+    bytes as its whole view encoded. Building and encoding a view for each seat was the larger part of
+    building a move's update."""
+    if game.state is None:
+        return dict.fromkeys(seats, "null")
+    engine = registry.get(game.game).engine
+    public_view = getattr(engine, "public_view", None)
+    if public_view is None:
+        return {seat: _dumps(snapshots.seat_view(game, seat)) for seat in seats}
+    public = _dumps(public_view(game.state))
+    return {seat: public if seat is None else _joined_objects(public, _dumps(engine.own_view(game.state, seat)))
+            for seat in seats}
+
+
+def _joined_objects(first: str, second: str) -> str:
+    """The text of one JSON object holding the keys of `first`, then those of `second` (their texts, as
+    _dumps writes them: no key in both)."""
+    if first == "{}":
+        return second
+    if second == "{}":
+        return first
+    return f"{first[:-1]},{second[1:]}"
 
 
 def stamped(text: str, now: float) -> str:

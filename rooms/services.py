@@ -85,16 +85,23 @@ def checked_before_commit(last_look, *, ahead=None):
         _last_look.reset(token)
 
 
+def _db():
+    """This thread's database connection itself. `connection` is a proxy that looks it up again, in a
+    context-local store (about a microsecond), at every attribute: a move's path did that some thirty
+    times, so the functions it runs look it up once and hold it."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
 def _move_checked() -> None:
     ahead = _looking_ahead.get()
     if ahead is not None:
         ahead()
 
 
-def _each_step_on_its_own() -> None:
+def _each_step_on_its_own(db) -> None:
     """Every step registered to run after this commit runs even when another fails (it is logged): a
     broadcast that failed on a Redis hiccup used to stop the timers after it, and the game stood still."""
-    connection.run_on_commit = [(ids, step, True) for ids, step, _robust in connection.run_on_commit]
+    db.run_on_commit = [(ids, step, True) for ids, step, _robust in db.run_on_commit]
 
 
 def _run_each(steps) -> None:
@@ -112,15 +119,16 @@ def _writing(*, steps_outside_writer: bool = False):
     they must not write, and what they read may be the next writer's (a move's steps publish what it built
     before its commit; the seats a bot plays are as good read later). Its writer lock then covers the
     transaction alone."""
-    outermost = not connection.in_atomic_block
+    db = _db()
+    outermost = not db.in_atomic_block
     last_look = _last_look.get() if outermost else None
-    if connection.vendor != "sqlite":
+    if db.vendor != "sqlite":
         with transaction.atomic():
             yield
             if last_look is not None:
                 last_look()
             if outermost:
-                _each_step_on_its_own()
+                _each_step_on_its_own(db)
         return
     if not outermost:
         with _sqlite_writer, transaction.atomic():
@@ -134,8 +142,8 @@ def _writing(*, steps_outside_writer: bool = False):
             yield
             if last_look is not None:
                 last_look()
-            steps = [step for _ids, step, _robust in connection.run_on_commit]
-            connection.run_on_commit = []  # run below, once committed: the commit runs none
+            steps = [step for _ids, step, _robust in db.run_on_commit]
+            db.run_on_commit = []  # run below, once committed: the commit runs none
         trace.mark("committed")
         with _sqlite_after_commit:  # taken before the writer lock goes: steps run in commit order
             trace.mark("steps")
@@ -219,7 +227,7 @@ def _preparing_cursor_class():
                 if not again or not self._outside_any_transaction():
                     raise
                 return self._on_a_new_connection().execute(query, params, prepare=prepare, binary=binary, again=False)
-            if self._query is None and connection.queries_logged:
+            if self._query is None and (connection if self.wrapper is None else self.wrapper.db).queries_logged:
                 # psycopg keeps no text of a prepared statement's run, which Django's query log reads
                 self._query = _LoggedStatement(query, params)
             return self
@@ -250,13 +258,16 @@ class _LoggedStatement:
         return connection.ops.compose_sql(self.sql, self.params).encode()
 
 
-def _hot_cursor():
+def _hot_cursor(db=None):
     """Django's cursor (its health check, a connection when none is open, its errors, its execute wrappers)
     for the statements every move runs. On PostgreSQL they are prepared: parsed and planned once per
-    connection, not for every move, which took a quarter of the server's CPU a move (docs/benchmarks.md)."""
-    cursor = connection.cursor()
-    if connection.vendor == "postgresql":
-        cursor.cursor = _preparing_cursor_class()(connection.connection)
+    connection, not for every move, which took a quarter of the server's CPU a move (docs/benchmarks.md).
+    `db`: this thread's connection (`_db()`), if the caller holds it."""
+    if db is None:
+        db = _db()
+    cursor = db.cursor()
+    if db.vendor == "postgresql":
+        cursor.cursor = _preparing_cursor_class()(db.connection)
         cursor.cursor.wrapper = cursor
     return cursor
 
@@ -276,10 +287,9 @@ class _CompiledQuery:
         self.model = model
         self.build = build
 
-    def _compiled(self, params: tuple) -> _Compiled:
+    def _compiled(self, params: tuple, database) -> _Compiled:
         # Kept on the thread's connection, whose own converters (its operations object) it holds: a cache
         # keyed by the connection elsewhere would keep it, and its open session, after its thread is gone.
-        database = connections[DEFAULT_DB_ALIAS]
         cache = database.__dict__.setdefault(COMPILED_ON_CONNECTION, {})
         compiled = cache.get(self)
         if compiled is None:  # compiled inside the caller's transaction: select_for_update needs one
@@ -293,8 +303,9 @@ class _CompiledQuery:
         return compiled
 
     def _rows(self, params: tuple) -> tuple[_Compiled, list]:
-        compiled = self._compiled(params)
-        with _hot_cursor() as cursor:
+        database = _db()
+        compiled = self._compiled(params, database)
+        with _hot_cursor(database) as cursor:
             cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()
         if compiled.converters:
@@ -303,7 +314,7 @@ class _CompiledQuery:
                 for position, (converters, expression) in compiled.converters.items():
                     value = row[position]
                     for convert in converters:
-                        value = convert(value, expression, connection)
+                        value = convert(value, expression, database)
                     row[position] = value
         return compiled, rows
 
@@ -339,10 +350,10 @@ class _CompiledSave:
             return [field for field in meta.local_concrete_fields if not field.primary_key]
         return [meta.get_field(name) for name in self.update_fields]
 
-    def _statement(self) -> str:
-        sql = self.sql.get(connection.vendor)
+    def _statement(self, db) -> str:
+        sql = self.sql.get(db.vendor)
         if sql is None:
-            quote, meta = connection.ops.quote_name, self.model._meta
+            quote, meta = db.ops.quote_name, self.model._meta
             columns = [quote(field.column) for field in self.fields]
             if self.adding:
                 sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(columns)}) "
@@ -352,7 +363,7 @@ class _CompiledSave:
                        f"WHERE {quote(meta.pk.column)} = %s")
                 if self.where_version:
                     sql += f" AND {quote('version')} = %s"
-            self.sql[connection.vendor] = sql
+            self.sql[db.vendor] = sql
         return sql
 
     def run(self, instance, *, version: int | None = None) -> int:
@@ -363,7 +374,8 @@ class _CompiledSave:
         """The statement's values, each prepared by its field (JSON columns encoded; an `auto_now_add` field
         stamped on the instance now): run_prepared writes them. Prepared apart, they can be built before a
         lock is taken rather than while it is held."""
-        params = [field.get_db_prep_save(field.pre_save(instance, self.adding), connection) for field in self.fields]
+        db, adding = _db(), self.adding
+        params = [field.get_db_prep_save(field.pre_save(instance, adding), db) for field in self.fields]
         if not self.adding:
             params.append(instance.pk)
         if self.where_version:
@@ -372,8 +384,9 @@ class _CompiledSave:
 
     def run_prepared(self, params: list) -> int:
         """The rows written."""
-        with _hot_cursor() as cursor:
-            cursor.execute(self._statement(), params)
+        db = _db()
+        with _hot_cursor(db) as cursor:
+            cursor.execute(self._statement(db), params)
             return cursor.rowcount
 
 
@@ -406,9 +419,9 @@ class _MoveWhereVersion:
         self.update, self.insert = update, insert
         self.sql: str | None = None
 
-    def _statement(self) -> str:
+    def _statement(self, db) -> str:
         if self.sql is None:
-            quote = connection.ops.quote_name
+            quote = db.ops.quote_name
             game, move = Game._meta, Move._meta
             assigned = ", ".join(f"{quote(field.column)} = %s" for field in self.update.fields)
             columns = ", ".join(quote(field.column) for field in self.insert.fields)
@@ -422,12 +435,13 @@ class _MoveWhereVersion:
     def run(self, game: Game, move: Move, read_version: int) -> bool:
         """True if both rows were written."""
         params = [*self.update.prepared(game), read_version, *self.insert.prepared(move)]  # the game's ends with its pk
+        db = _db()
         try:
-            with _hot_cursor() as cursor:
-                if connection.vendor != "postgresql":
-                    cursor.execute(self._statement(), params)
+            with _hot_cursor(db) as cursor:
+                if db.vendor != "postgresql":
+                    cursor.execute(self._statement(db), params)
                     return cursor.rowcount == 1
-                return self._run_in_pipeline(cursor, params)
+                return self._run_in_pipeline(db, cursor, params)
         except OperationalError as error:  # a lock was held longer than the lock timeout
             if getattr(error.__cause__, "sqlstate", None) == _LOCK_NOT_AVAILABLE:
                 return False
@@ -436,27 +450,27 @@ class _MoveWhereVersion:
             if getattr(error.__cause__, "sqlstate", None) == _NO_SUCH_STATEMENT:
                 # psycopg held a name the server had dropped (PreparingCursor says how): nothing was written.
                 # The connection goes, with every name psycopg holds for it; the move goes the locked way.
-                connection.close()
+                db.close()
                 return False
             raise
 
-    def _run_in_pipeline(self, cursor, params: list) -> bool:
+    def _run_in_pipeline(self, db, cursor, params: list) -> bool:
         # Django's cursor (its health check and connection already done) keeps its query log and wrappers;
         # psycopg's own connection sends the transaction's commands, never prepared (they take no params).
         import psycopg
         from psycopg.pq import PipelineStatus, TransactionStatus
 
         # Inside a transaction, or with autocommit off (psycopg's own BEGIN), its COMMIT would be the caller's.
-        if connection.in_atomic_block or not connection.get_autocommit():
+        if db.in_atomic_block or not db.get_autocommit():
             raise RuntimeError("the remembered move runs outside any transaction, in autocommit")
-        session = connection.connection
+        session = db.connection
         try:
-            with connection.wrap_database_errors:  # Django's errors, and its note to check the connection
+            with db.wrap_database_errors:  # Django's errors, and its note to check the connection
                 try:
                     with session.pipeline():
                         session.execute("BEGIN", prepare=False)
                         session.execute(f"SET LOCAL lock_timeout = '{self.LOCK_TIMEOUT_MS}ms'", prepare=False)
-                        cursor.execute(self._statement(), params)
+                        cursor.execute(self._statement(db), params)
                         session.execute("COMMIT", prepare=False)
                     # the pipeline's exit sent the Sync and read every result
                 except psycopg.Error as error:
@@ -470,7 +484,7 @@ class _MoveWhereVersion:
             elif session.pgconn.pipeline_status != PipelineStatus.OFF:
                 # psycopg could not leave pipeline mode ("cannot exit pipeline mode"): a query sent on this
                 # connection now would wait forever for its Sync. It is not used again.
-                connection.close()
+                db.close()
             elif session.info.transaction_status != TransactionStatus.IDLE:
                 # A failed statement leaves the BEGIN's transaction aborted (the COMMIT was skipped): end it, a
                 # round trip more, so the connection is back in autocommit with no transaction, as Django
@@ -479,7 +493,7 @@ class _MoveWhereVersion:
                 try:
                     session.rollback()
                 except psycopg.Error:
-                    connection.close()
+                    db.close()
 
 
 def _the_servers_error(wrapper: Exception) -> Exception:
@@ -1026,7 +1040,8 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
         # writer lock, and the look again just before COMMIT finds it claimed and checks only the deadline:
         # no round trip to Redis while every writer of the process waits.
         last_look()
-    if connection.vendor == "postgresql":
+    db = _db()
+    if db.vendor == "postgresql":
         if not _MOVE_WHERE_VERSION.run(game, move, read_version):
             raise _NotRemembered  # another writer came first: nothing was written
         trace.mark("committed")
@@ -1044,7 +1059,7 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
             raise _NotRemembered  # another writer came first: rolled back, nothing written
         _INSERT_MOVE.run_prepared(move_values)
         for step in steps:
-            transaction.on_commit(step)
+            db.on_commit(step)  # transaction.on_commit(step), without looking the connection up again
     return game
 
 

@@ -180,8 +180,16 @@ def outcome(state: dict) -> list[dict] | None:
 
 def view(state: dict, seat: int | None) -> dict:
     """What `seat` may see (None: a spectator). Never the deck, another hand or another's pick."""
+    seen = public_view(state)
+    if seat is not None:
+        seen.update(own_view(state, seat))
+    return seen
+
+
+def public_view(state: dict) -> dict:
+    """The part of every seat's view that a spectator sees too: `view` is this, then `own_view`'s keys."""
     picks = state["picks"]
-    seen = {
+    return {
         "game": GAME,
         "seats": state["seats"],
         "round": state["round"],
@@ -195,11 +203,11 @@ def view(state: dict, seat: int | None) -> dict:
         "finished": state["finished"],
         "ranking": outcome(state),
     }
-    if seat is not None:
-        seen["seat"] = seat
-        seen["hand"] = list(state["hands"][seat])
-        seen["my_pick"] = picks[seat]
-    return seen
+
+
+def own_view(state: dict, seat: int) -> dict:
+    """What `seat` alone sees, after the public part of its view (keys of its own)."""
+    return {"seat": seat, "hand": list(state["hands"][seat]), "my_pick": state["picks"][seat]}
 
 
 # --- the table's choice on timeout -------------------------------------------------------------

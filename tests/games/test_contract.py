@@ -361,3 +361,24 @@ def only_plain_json_or_float(value) -> bool:
     if isinstance(value, list):
         return all(only_plain_json_or_float(v) for v in value)
     return value is None or isinstance(value, (bool, int, str, float))
+
+
+@parametrized
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_view_split_in_a_public_part_and_a_seats_own_is_the_view(spec, data):
+    """An engine may give its view as `public_view(state)` (a spectator's view, the same for every seat) and
+    `own_view(state, seat)` (keys of the seat's own, after those): rooms/broadcast.py then encodes the public
+    part once for every seat and joins the two texts. That is the seat's view only if the two parts have no
+    key in common and together are the view, in its order, to the byte."""
+    engine = spec.engine
+    if not hasattr(engine, "public_view"):
+        return
+    game = data.draw(games(spec))
+    for state in states_of(game, stop_after=400)[::3]:
+        public = engine.public_view(state)
+        assert json.dumps(public) == json.dumps(engine.view(state, None))
+        for seat in range(game.seats):
+            own = engine.own_view(state, seat)
+            assert not own.keys() & public.keys()
+            assert json.dumps(engine.view(state, seat)) == json.dumps({**public, **own})
