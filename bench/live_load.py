@@ -689,7 +689,11 @@ class PostgresWatch:
 
     STATS = """select (select checkpoints_timed + checkpoints_req from pg_stat_bgwriter),
                       (select wal_sync from pg_stat_wal), (select wal_bytes from pg_stat_wal),
-                      (select count(*) from pg_stat_activity where backend_type = 'autovacuum worker')"""
+                      (select count(*) from pg_stat_activity where backend_type = 'autovacuum worker'),
+                      (select xact_commit from pg_stat_database where datname = %s)"""
+    # The game's row: its updates, and those that stayed on the row's page (HOT), from the run's database.
+    GAME_UPDATES = """select coalesce(sum(n_tup_upd), 0), coalesce(sum(n_tup_hot_upd), 0) from pg_stat_user_tables
+                      where relname = 'rooms_game'"""
     WAITS = """select coalesce(wait_event_type || ':' || wait_event, 'CPU'), count(*) from pg_stat_activity
                where datname = %s and pid <> pg_backend_pid() and state = 'active' group by 1"""
     # Its processes that work for the run: the database's backends, and the WAL writer, checkpointer and
@@ -701,6 +705,7 @@ class PostgresWatch:
         import psycopg
 
         self.connection = psycopg.connect(url, autocommit=True)
+        self.run_database = psycopg.connect(url, dbname=database, autocommit=True)
         self.database, self.every = database, every
         self.waits: dict[str, int] = {}
         self.samples = 0
@@ -720,7 +725,8 @@ class PostgresWatch:
         return used
 
     def __enter__(self):
-        self.before = self.connection.execute(self.STATS).fetchone()
+        self.before = self.connection.execute(self.STATS, (self.database,)).fetchone()
+        self.game_before = self._game_updates()
         self.cpu_before = self._cpu()
         self.thread = threading.Thread(target=self._sample, daemon=True)
         self.thread.start()
@@ -729,12 +735,22 @@ class PostgresWatch:
     def __exit__(self, *exc):
         self.stop_event.set()
         self.thread.join()
-        after = self.connection.execute(self.STATS).fetchone()
+        after = self.connection.execute(self.STATS, (self.database,)).fetchone()
+        game_after = self._game_updates()
+        self.commits = after[4] - self.before[4]
+        self.game_updates = game_after[0] - self.game_before[0]
+        self.hot_updates = game_after[1] - self.game_before[1]
         # a backend that left during the pair is not counted (the site keeps its connections for a minute)
         self.cpu = sum(used - self.cpu_before.get(pid, 0.0) for pid, used in self._cpu().items())
         self.checkpoints, self.wal_syncs = after[0] - self.before[0], after[1] - self.before[1]
         self.wal_bytes = after[2] - self.before[2]
         self.connection.close()
+        self.run_database.close()
+
+    def _game_updates(self) -> tuple[int, int]:
+        """The counts as the backends last reported them (each reports within a second or so of its commits)."""
+        self.run_database.execute("select pg_stat_clear_snapshot()")
+        return self.run_database.execute(self.GAME_UPDATES).fetchone()
 
     def _sample(self):
         while not self.stop_event.wait(self.every):
@@ -752,7 +768,10 @@ class PostgresWatch:
         return (f"CPU a move {self.cpu / max(moves, 1) * 1000:.2f} ms (the whole pair's); active backends a sample "
                 f"{busy / max(self.samples, 1):.2f} ({waits}; {self.samples} samples), "
                 f"checkpoints {self.checkpoints}, WAL flushes a move {self.wal_syncs / max(moves, 1):.2f}, "
-                f"WAL {self.wal_bytes / max(moves, 1) / 1024:.1f} kB a move, autovacuum seen {self.autovacuum_seen}")
+                f"WAL {self.wal_bytes / max(moves, 1) / 1024:.1f} kB a move, commits a move "
+                f"{self.commits / max(moves, 1):.2f}, the game's row updated {self.game_updates / max(moves, 1):.2f} "
+                f"a move ({self.hot_updates / max(self.game_updates, 1):.0%} on its page), "
+                f"autovacuum seen {self.autovacuum_seen}")
 
 
 @dataclass
