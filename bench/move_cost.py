@@ -192,8 +192,10 @@ def run(args) -> int:
             with live.replies_later():  # the round trip after the commit sent, its replies read at the end
                 move_queue.play(request, games_in_play={} if args.locked else memory)
         finally:
-            live.settle()
-            close_old_connections()
+            try:
+                live.settle()
+            finally:  # as the worker's: its connection's upkeep whether or not the replies could be read
+                close_old_connections()
 
     def latest(code: str) -> Game:
         return Game.objects.filter(room_code=code).order_by("-number").first()

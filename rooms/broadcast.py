@@ -81,6 +81,7 @@ class _SyncSender:
         data = get_channel_layer().serialize(message)
         if hosts[index]["address"] == settings.REDIS_URL and live.joinable(lambda pipe: pipe.publish(name, data)):
             return  # in the move's one round trip to that Redis (live.joined), after its position's mark
+        live.settled()  # after this thread's round trip sent for later, if any (live.replies_later)
         client = self._clients.get(index)
         if client is None:
             with self._opening:

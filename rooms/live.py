@@ -31,8 +31,16 @@ return due
 SOCKET_TIMEOUT = 5
 
 
-@lru_cache(maxsize=1)
 def client() -> redis.Redis:
+    """The site's client. A thread whose joined round trip was sent for later (`replies_later`) has its
+    replies read first (`settled`): whatever it sends next runs in Redis after that round trip."""
+    if getattr(_joined, "pending", None) is not None:
+        settled()
+    return _client()
+
+
+@lru_cache(maxsize=1)
+def _client() -> redis.Redis:
     return redis.Redis.from_url(settings.REDIS_URL, decode_responses=True, health_check_interval=30,
                                 socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=SOCKET_TIMEOUT)
 
@@ -152,10 +160,7 @@ def flush() -> None:
     pipe = getattr(_joined, "pipe", None)
     if pipe is None or not len(pipe):
         return
-    try:
-        settle()
-    except redis.RedisError:  # that round trip's failure, handled as settle says; this one goes all the same
-        log.exception("a round trip after a commit failed")
+    settled()  # that round trip's failure is handled as settle says; this one goes all the same
     rider = getattr(_joined, "rider", None)  # a failed round trip's rider rides on this one
     if rider is not None:
         rider(pipe)
@@ -177,13 +182,21 @@ def flush() -> None:
 # recv while Redis ran it, then woken, then waiting for the GIL, holding the after-commit lock on SQLite. Within
 # `replies_later` the round trip is sent as before (the update leaves as early) and its replies are read at
 # `settle`, the end of the request, by which time they are most often there.
+# Redis may run another connection's commands while it reads a large pipeline (a game's update carries eleven
+# texts), so a command this thread sends on another connection meanwhile could run first: the update of a room
+# published ahead of its game's last update. So before any other command of this thread (the site's `client`,
+# broadcast's publishes) the replies are read (`settled`), and Redis has run the round trip by then.
 
 
 @contextlib.contextmanager
 def replies_later():
     """Within this, in this thread, a joined round trip is sent at `flush` and its replies are read at the next
-    `flush` or at `settle`, which the caller calls once its request is done (before it asks `rider_left`): its
-    connection is out of the pool until then. Outside it, `flush` reads them at once."""
+    `flush`, at `settled` (before this thread sends anything else to Redis) or at `settle`, which the caller
+    calls once its request is done (before it asks `rider_left`): its connection is out of the pool until
+    then. Outside it, `flush` reads them at once. A round trip of this thread left unread is read on entry."""
+    if getattr(_joined, "pending", None) is not None:
+        log.warning("a round trip after a commit was left unread; read now")
+        settled()
     _joined.later = True
     try:
         yield
@@ -241,6 +254,17 @@ def settle() -> None:
         raise
     finally:
         pool.release(connection)
+
+
+def settled() -> None:
+    """`settle`, its failure logged (and handled as `settle` says) rather than raised: called before this thread
+    sends anything else to Redis, so that runs after its round trip sent for later. None pending: one look."""
+    if getattr(_joined, "pending", None) is None:
+        return
+    try:
+        settle()
+    except redis.RedisError:
+        log.exception("a round trip after a commit failed")
 
 
 def ride_along(queue) -> None:

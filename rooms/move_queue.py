@@ -488,13 +488,14 @@ class MovePlayer:
     a request in play has its next ones wait, in the order taken, and each is begun once the one before it is
     done: by the same thread at once if no other room's request waits for a thread (no hand-over through the
     pool's queue, no other thread woken), else from the pool's queue, behind those. So this worker plays and
-    publishes a room's requests in order, begins every request in the order taken, none of its threads
-    waits on a room's lock behind another of them, and any free thread takes the next room (rooms tied to
-    threads by a hash of their codes would give some threads more rooms than others). A move's round trip to
-    Redis after its commit (its update, its timers, its clearing from this worker's list) is sent at once and
-    its replies read at the request's end (live.replies_later), when they are most often there already. The
-    games played last are remembered by room (services.submit_move: a move then needs no locked read, on
-    PostgreSQL and SQLite alike).
+    publishes a room's requests in order, begins a room's requests in the order taken and no request ahead
+    of one already waiting in the pool's queue, none of its threads waits on a room's lock behind another of
+    them, and any free thread takes the next room (rooms tied to threads by a hash of their codes would give
+    some threads more rooms than others). A move's round trip to Redis after its commit (its update, its
+    timers, its clearing from this worker's list) is sent at once and its replies read at the request's end,
+    when they are most often there already, or before the thread sends anything else to Redis
+    (live.replies_later). The games played last are remembered by room (services.submit_move: a move then
+    needs no locked read, on PostgreSQL and SQLite alike).
     Any number of workers may run: a move from a lane to a worker's own list hands each request to one
     of them, and the list outlives the worker; the games' row versions keep two workers apart. Starts
     and play-agains taken from their lane hold one of `start_threads` slots until played, so moves always
@@ -703,17 +704,17 @@ class MovePlayer:
             self.queued += 1
         self.pool.submit(self._play, raw, payload, room, start_slot)
 
-    def _next_of_room(self, room: str) -> tuple | None:
+    def _next_of_room(self, room: str, *, go_on: bool = True) -> tuple | None:
         """The room's request in play is done: its next one (raw, payload, start_slot) if no other room's
-        request waits for a thread, for this thread to play at once; else its next one goes to the pool's
-        queue, behind them, as the room leaves if it has none. None: nothing more for this thread."""
+        request waits for a thread, for this thread to play at once; else (or not `go_on`) its next one goes to
+        the pool's queue, behind them, as the room leaves if it has none. None: nothing more for this thread."""
         with self.rooms_lock:
             waiting = self.rooms_in_play[room]
             if not waiting:
                 del self.rooms_in_play[room]
                 return None
             following = waiting.popleft()
-            if not self.queued:
+            if go_on and not self.queued:
                 self.begun_in_turn += 1
                 return following
         self._submit(following[0], following[1], room, following[2])
@@ -730,9 +731,8 @@ class MovePlayer:
             try:
                 self._play_one(raw, payload, start_slot)
             except BaseException:  # whatever failed, the room's next request is not left waiting
-                following = self._next_of_room(room) if room is not None else None
-                if following is not None:
-                    self._submit(following[0], following[1], room, following[2])
+                if room is not None:
+                    self._next_of_room(room, go_on=False)  # to the pool's queue, counted begun from it
                 raise
             following = self._next_of_room(room) if room is not None else None
             if following is None:

@@ -53,8 +53,11 @@ _FIELDS_A_MOVE_CHANGES = [
 # PostgreSQL's row locks need no help.
 _sqlite_writer = threading.RLock()
 # What a write does after its commit (its update, its timers) runs under this lock, taken before the writer
-# lock is let go: the writers of one process publish in the order they committed, even those that let the
-# next writer in before their steps run (`_writing(steps_outside_writer=True)`).
+# lock is let go: the writers of one process send to Redis in the order they committed, even those that let
+# the next writer in before their steps run (`_writing(steps_outside_writer=True)`). A worker's move thread
+# reads its round trip's replies after the lock is let go (live.replies_later): Redis has run that round trip
+# before anything the same thread sends next (live.settled), but another thread's commands, sent after it on
+# another connection, may run while Redis is still reading a large one (a game's update).
 _sqlite_after_commit = threading.RLock()
 
 

@@ -257,8 +257,9 @@ def test_a_rooms_requests_queued_behind_the_one_in_play_are_played_by_its_thread
 
 
 def test_a_rooms_next_request_goes_behind_another_rooms_waiting_for_a_thread(recorder, monkeypatch):
-    """A room's next request is played at once by its thread only when no other room's waits for one: the
-    requests still begin in the order the worker took them."""
+    """A room's next request is played at once by its thread only when no other room's waits for one: it is
+    not begun ahead of a request already waiting in the pool's queue (a room's requests begin in the order
+    taken, but not every request: taken a0, a1, b0, one thread would begin a0, b0, a1)."""
     release, _threads = holding_the_first(recorder, monkeypatch, "move#a0")
     player = move_queue.MovePlayer(threads=1)
     player.free = threading.BoundedSemaphore(4)  # one thread, but the three requests taken at once
@@ -276,3 +277,29 @@ def test_a_rooms_next_request_goes_behind_another_rooms_waiting_for_a_thread(rec
     assert recorder.began == ["move#a0", "move#b0", "move#a1"]
     assert len(submitted) == 3 and player.queued == 0
     assert (player.begun_from_pool, player.begun_in_turn) == (3, 0)
+
+
+def test_a_rooms_next_request_is_played_when_the_one_before_it_raised(recorder, monkeypatch):
+    """Whatever failed, the room's next request is not left waiting; it goes through the pool's queue, and
+    is counted once, as begun from it."""
+    release, _threads = holding_the_first(recorder, monkeypatch, "move#0")
+    play_one = move_queue.MovePlayer._play_one
+
+    def raising_for_the_first(self, raw, payload, start_slot):
+        play_one(self, raw, payload, start_slot)
+        if '"move#0"' in raw:
+            raise RuntimeError("failed")
+
+    monkeypatch.setattr(move_queue.MovePlayer, "_play_one", raising_for_the_first)
+    player = move_queue.MovePlayer(threads=1).start()
+    try:
+        hand_over_all([("move", "AAAAAA", "move#0"), ("move", "AAAAAA", "move#1")])
+        wait_for(lambda: waiting_in_room(player, "AAAAAA") == 1, what="the room's second request waiting")
+        release.set()
+        wait_for(lambda: len(recorder.ended) == 2, what="both requests played")
+    finally:
+        release.set()
+        player.stop()
+    assert recorder.ended == ["move#0", "move#1"]
+    assert not player.rooms_in_play and player.queued == 0
+    assert (player.begun_from_pool, player.begun_in_turn) == (2, 0)

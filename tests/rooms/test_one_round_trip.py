@@ -10,7 +10,8 @@ import pytest
 import redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from rooms import live, move_queue, positions, services
+from games import registry
+from rooms import broadcast, live, move_queue, positions, services
 from rooms.models import Move
 from tests.rooms.helpers import candle_for, fresh_channel_layer, room_with, started_room, wait_for  # noqa: F401 (a fixture)
 from tests.rooms.test_move_queue import hand_over_all
@@ -223,3 +224,104 @@ def test_a_round_trip_whose_replies_fail_when_the_next_one_goes_does_not_hold_th
     assert live.rider_left() is None
     live.cancel("turn:1:3")
     live.cancel("turn:2:1")
+
+
+@pytest.fixture
+def sends_while_unread():
+    """For every command sent to Redis on any connection, in order: whether this thread's round trip sent for
+    later (live.replies_later) was still unread as it went."""
+    unread: list[bool] = []
+    send = redis.connection.AbstractConnection.send_packed_command
+
+    def watching(connection, *args, **kwargs):
+        unread.append(getattr(live._joined, "pending", None) is not None)
+        return send(connection, *args, **kwargs)
+
+    with mock.patch.object(redis.connection.AbstractConnection, "send_packed_command", watching):
+        yield unread
+
+
+@pytest.mark.parametrize("send_next", [
+    lambda: broadcast._sync_sender.send(broadcast.room_group("NEXT"), {"type": "room.update"}),
+    lambda: positions.changed("NEXT"),  # outside a joined round trip: at once, on the client's pool
+    lambda: live.schedule("turn:9:9", 9.0),
+], ids=["publish", "mark", "timer"])
+def test_what_the_thread_sends_next_on_another_connection_goes_once_its_round_trip_sent_for_later_has_run(
+        sends_while_unread, send_next):
+    """Redis may run another connection's commands while it still reads a large pipeline (a game's update):
+    the room's update at a game's end, published on its own, could reach the clients before the game's last
+    update. So the thread reads the replies of its round trip sent for later (Redis has run it) before it
+    sends anything else."""
+    pool = live.client().connection_pool
+    with live.replies_later():
+        with live.joined():
+            positions.changed("FIRST")
+            live.replace(None, "turn:1:1", 123.0)
+        connection = live._joined.pending[1]
+        sent_before = len(sends_while_unread)  # the round trip itself, its replies unread after it
+        send_next()
+        assert len(sends_while_unread) > sent_before
+        assert not any(sends_while_unread)  # what went next went once those replies were read
+        assert live._joined.pending is None and connection in pool._available_connections
+        live.settle()
+    assert not live.index_lost.is_set()
+    live.cancel("turn:1:1")
+    live.cancel("turn:9:9")
+
+
+def test_a_game_played_to_its_end_as_the_worker_plays_sends_nothing_while_a_round_trip_is_unread(
+        sends_while_unread, round_trips):
+    """Each move as the worker's move thread plays it (live.replies_later, then settle): at the game's end the
+    room's update (its presence and host read, then its publish) goes once the game's last update has run."""
+    code, _tickets, game = started_room(4)
+    engine = registry.get(game.game).engine
+    for _step in range(200):
+        game.refresh_from_db()
+        if game.is_over:
+            break
+        seat = next(iter(engine.to_act(game.state)))
+        with live.replies_later():
+            services.submit_move(room_code=code, seat=seat, seq=game.seq, action=candle_for(game, seat))
+        live.settle()
+    assert game.is_over
+    assert any("PUBLISH" in commands for commands in round_trips)
+    assert not any(sends_while_unread)
+
+
+def test_a_round_trip_left_unread_is_read_as_the_thread_enters_replies_later_again(caplog):
+    """A missed settle cannot keep a connection out of the pool: the next request's replies_later reads it."""
+    pool = live.client().connection_pool
+    with live.replies_later():
+        with live.joined():
+            live.replace(None, "turn:1:1", 123.0)
+        connection = live._joined.pending[1]
+    assert connection not in pool._available_connections  # left unread
+    with live.replies_later():
+        assert live._joined.pending is None and connection in pool._available_connections
+    assert "a round trip after a commit was left unread" in caplog.text
+    assert not live.index_lost.is_set()
+    live.cancel("turn:1:1")
+
+
+def test_a_request_that_fails_after_its_round_trip_was_sent_for_later_gives_its_connection_back(monkeypatch):
+    code, _tickets, game = started_room(4)
+    pool = live.client().connection_pool
+    play, unread = move_queue.play, []
+
+    def failing_after_its_flush(payload, **kwargs):
+        play(payload, **kwargs)
+        unread.append(live._joined.pending[1])  # the move's round trip, sent, its replies not read
+        raise RuntimeError("failed after the flush")
+
+    monkeypatch.setattr(move_queue, "play", failing_after_its_flush)
+    with mock.patch("rooms.broadcast.send_to_socket"):
+        player = move_queue.MovePlayer(threads=1).start()
+        try:
+            hand_over_all(code, [(0, 0, candle_for(game, 0))])
+            wait_for(lambda: unread, what="the move played")
+            wait_for(lambda: not player.in_hand, what="the request out of hand")
+            wait_for(lambda: live.client().llen(player.taken_key) == 0, what="the worker's list cleared")
+        finally:
+            player.stop()
+    assert unread[0] in pool._available_connections and unread[0] not in pool._in_use_connections
+    assert Move.objects.filter(game=game).count() == 1
