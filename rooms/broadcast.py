@@ -184,9 +184,10 @@ def prepare_game_update(game: Game, events: list[dict], *, mover: str | None = N
     return send
 
 
-# One encoder for every update's texts (a move encodes eleven: the public game, and each seat's events and
-# view): json.dumps with separators builds a new encoder for every call, and the circular-reference check
-# costs a fifth of each encoding, for values built from JSON columns that cannot hold a cycle.
+# One encoder for every update's texts (a move encodes up to eleven: the public game, and each seat's events
+# and view, fewer where an engine splits its view or no event is for one seat only): json.dumps with
+# separators builds a new encoder for every call, and the circular-reference check costs a fifth of each
+# encoding, for values built from JSON columns that cannot hold a cycle.
 _ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
 
 

@@ -1,6 +1,7 @@
 """What a room and its game look like to one seat: the JSON that snapshots and updates carry.
 
-Everything seat-specific comes from the engine's `view`; the rest here is public.
+Everything seat-specific comes from the engine's `view` (an update may build it from the engine's
+`public_view` and `own_view`, which join to the same bytes); the rest here is public.
 """
 
 from __future__ import annotations
