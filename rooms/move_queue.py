@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import hashlib
 import json
 import logging
@@ -96,6 +97,9 @@ START_SHARE = 0.5  # at most this share of a worker's move threads plays starts 
 # out, moves never stop coming once some rooms play, and starts that only got the slots moves left starved
 # past their deadline.
 START_OVERDUE_SHARE = 0.2
+# At most this many of a room's moves, queued one behind another, are played together: one write, one commit
+# (MovePlayer._play_together). Flat out, a candles round's four picks arrive together.
+BATCH_MOST = 8
 
 
 def _lane_of(kind: str) -> tuple[str, str]:
@@ -333,19 +337,101 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
                         services.start_game(**asked)
                     else:
                         services.play_again(**asked)
-        except AlreadyAnswered:
-            log.info("%s for room %s seat %s dropped: answered elsewhere", payload["kind"], payload["room"],
-                     payload["seat"])
-        except services.ServiceError as error:
-            _refuse(payload, error)
-        except Exception:
-            # Failed after this worker claimed the request (its key says "played"): its socket will not tell
-            # its player, so the worker does; the failure goes on to be logged.
-            if ahead.close() or payload.get("claimed"):
-                _refuse(payload, _busy())
-            raise
+        except Exception as error:
+            if not _answered(payload, error, ahead):
+                raise
         finally:
             ahead.close()
+
+
+def _answered(payload: dict, error: Exception, ahead: ClaimAhead) -> bool:
+    """A request that failed: its socket told (or not, when another hand answered it) as the failure asks.
+    False for a failure that is not a refusal, to be logged."""
+    if isinstance(error, AlreadyAnswered):
+        log.info("%s for room %s seat %s dropped: answered elsewhere", payload["kind"], payload["room"],
+                 payload["seat"])
+        return True
+    if isinstance(error, services.ServiceError):
+        _refuse(payload, error)
+        return True
+    # Failed after this worker claimed the request (its key says "played"): its socket will not tell its
+    # player, so the worker does.
+    if ahead.close() or payload.get("claimed"):
+        _refuse(payload, _busy())
+    return False
+
+
+class _Together:
+    """One of a room's queued moves played together (services.submit_queued_moves): the request, its claim and
+    its trace's stamps, and what the worker does at each point of it."""
+
+    def __init__(self, index: int, payload: dict, written):
+        self.index, self.payload, self.on_written = index, payload, written
+        self.seat, self.seq, self.action, self.mover = payload["seat"], payload["seq"], payload["action"], payload[
+            "mover"]
+        self.ahead = ClaimAhead(payload)
+        self.looked = False  # its last look was called (it may have been claimed)
+        self.failed: Exception | None = None  # what its last look raised
+        trace.begin(payload)
+        self.marks = trace.held()
+
+    def checked(self) -> None:
+        self.ahead.send()
+
+    def last_look(self) -> None:
+        trace.hold(self.marks)
+        self.looked = True
+        try:
+            with translation.override(self.payload["language"]):
+                claim_played(self.payload, self.ahead)
+        except Exception as error:
+            self.failed = error
+            raise
+        self.failed = None  # a look again at the commit (SQLite) that passes
+
+    def written(self) -> None:
+        trace.end()  # the move before it, once its steps have run
+        trace.hold(self.marks)
+        trace.mark("committed")
+        if self.on_written is not None:
+            self.on_written(self.index)
+
+
+def play_together(payloads: list[dict], *, games_in_play: dict, written=None) -> set[int]:
+    """Play a room's moves queued one behind another (all sent to this worker, in this order) together: one
+    write, one commit (services.submit_queued_moves). Returns the indexes of those answered: written, or
+    refused or dropped as `play` would (a claim that failed). The others are the caller's to play, in order
+    (each as `play` does, or together again). `written(index)`: called for each move written, after the
+    commit and before its steps. A write that fails is logged, and every request it claimed refused as busy."""
+    moves = []
+    try:
+        for index, payload in enumerate(payloads):
+            moves.append(_Together(index, payload, written))
+        with translation.override(payloads[0]["language"]):
+            count, refused = services.submit_queued_moves(room_code=payloads[0]["room"], moves=moves,
+                                                          games_in_play=games_in_play)
+    except Exception:
+        log.exception("queued moves of room %s failed together", payloads[0]["room"])
+        answered = set()
+        for index, move in enumerate(moves):
+            if move.failed is not None:
+                _answered(move.payload, move.failed, move.ahead)
+            elif move.ahead.close() or move.payload.get("claimed"):
+                _refuse(move.payload, _busy())
+            if move.looked:
+                answered.add(index)
+        return answered
+    finally:
+        for move in moves:
+            move.ahead.close()
+        trace.end()
+    answered = set(range(count))
+    if refused is not None:
+        index, error = refused
+        if not _answered(payloads[index], error, moves[index].ahead):
+            log.error("queued move %s failed its last look: %r", payloads[index]["mover"], error)
+        answered.add(index)
+    return answered
 
 
 # Take up to ARGV[1] requests onto this worker's list (KEYS[3]) from the moves' lane (KEYS[1]) and the starts'
@@ -507,6 +593,10 @@ class MovePlayer:
         self.rooms_lock = threading.Lock()
         self.queued = 0  # requests submitted to the pool and not yet begun by a thread (under rooms_lock)
         self.begun_from_pool = self.begun_in_turn = 0  # requests begun, and how (under rooms_lock; logged at stop)
+        # A room's moves played together: how many times each number of them was taken off a room's list, and
+        # how many moves were written together (under rooms_lock; logged at stop).
+        self.played_together: collections.Counter[int] = collections.Counter()
+        self.moves_written_together = 0
         self.games_in_play: dict = {}  # by room code; a room's entry is used by one thread at a time
         # Take only what this worker's threads can start on soon: moves left in Redis go to whichever
         # worker is free, and a worker that stops loses none it has not begun.
@@ -546,6 +636,8 @@ class MovePlayer:
         self.pool.shutdown(wait=True)
         log.info("%d requests begun, %d of them by the thread of their room's request before",
                  self.begun_from_pool + self.begun_in_turn, self.begun_in_turn)
+        log.info("%d moves written together with others of their room; moves taken to play together, by number: %s",
+                 self.moves_written_together, dict(sorted(self.played_together.items())))
         self._clear_played()  # not handed back to be played again
         try:
             redis_client = live.client()
@@ -723,13 +815,18 @@ class MovePlayer:
     def _play(self, raw: str, payload: dict | None, room: str | None, start_slot: bool = False) -> None:
         """Play a request taken from the pool's queue and then, in this same thread, each of its room's that
         waited behind it while no other room's waits for a thread: in the order the worker took them either
-        way, but with no hand-over through the queue and no other thread woken for the room's next request."""
+        way, but with no hand-over through the queue and no other thread woken for the room's next request.
+        A move goes with the room's moves waiting right behind it, together (`_play_together`)."""
         with self.rooms_lock:
             self.queued -= 1
             self.begun_from_pool += 1
         while True:
             try:
-                self._play_one(raw, payload, start_slot)
+                behind = self._moves_behind(room, payload)
+                if behind:
+                    self._play_together([(raw, payload), *behind])
+                else:
+                    self._play_one(raw, payload, start_slot)
             except BaseException:  # whatever failed, the room's next request is not left waiting
                 if room is not None:
                     self._next_of_room(room, go_on=False)  # to the pool's queue, counted begun from it
@@ -738,6 +835,63 @@ class MovePlayer:
             if following is None:
                 return
             raw, payload, start_slot = following
+
+    def _moves_behind(self, room: str | None, payload: dict | None) -> list[tuple[str, dict]]:
+        """For a move: the room's moves waiting right behind it (raw, payload), up to BATCH_MOST in all with it,
+        taken off the room's list; never past a start or a play-again."""
+        if room is None or payload is None or payload.get("kind") != "move" or BATCH_MOST < 2:
+            return []
+        behind = []
+        with self.rooms_lock:
+            waiting = self.rooms_in_play[room]
+            while waiting and len(behind) < BATCH_MOST - 1:
+                raw, following, _start_slot = waiting[0]  # a move never holds a start slot
+                if following is None or following.get("kind") != "move":
+                    break
+                waiting.popleft()
+                behind.append((raw, following))
+            if behind:
+                self.played_together[len(behind) + 1] += 1
+        return behind
+
+    def _play_together(self, requests: list[tuple[str, dict]]) -> None:
+        """A room's moves, one behind another, played together (play_together): those it leaves (the first
+        needs the locked way, another writer came first, a claim failed before them) one by one or together
+        again, in order."""
+        while requests:
+            if len(requests) == 1:
+                self._play_one(*requests[0], False)
+                return
+            close_old_connections()
+            rode: list[str] = []  # those written, in order: each one's clearing rides on its round trip
+            answered: set[int] = set()
+            try:
+                with live.replies_later():
+                    answered = play_together([payload for _raw, payload in requests], games_in_play=self.games_in_play,
+                                             written=functools.partial(self._ride, requests, rode))
+            finally:
+                done = [raw for index, (raw, _payload) in enumerate(requests) if index in answered]
+                self._finish(done, rode=rode)
+            with self.rooms_lock:
+                self.moves_written_together += len(rode)
+            if not answered:  # nothing to do together: the first goes the usual way
+                self._play_one(*requests[0], False)
+                answered = {0}
+            requests = [request for index, request in enumerate(requests) if index not in answered]
+
+    def _ride(self, requests: list[tuple[str, dict]], rode: list[str], index: int) -> None:
+        """The move `requests[index]`, played together, is written: its clearing from this worker's list rides on
+        its round trip after the commit, with any a round trip before it failed to carry."""
+        raw = requests[index][0]
+        left, key = live.rider_left(), self.taken_key
+
+        def rider(pipe):
+            if left is not None:
+                left(pipe)
+            pipe.lrem(key, 1, raw)
+
+        live.ride_along(rider)
+        rode.append(raw)
 
     def _submit(self, raw: str, payload: dict | None, room: str | None, start_slot: bool) -> None:
         with self.rooms_lock:
@@ -759,34 +913,41 @@ class MovePlayer:
         except Exception:  # one bad move must not stop the worker; its socket hears of it by the deadline
             log.exception("queued move %.200s failed", raw)
         finally:
+            self._finish([raw], rode=[raw] if rode else [], start_slot=start_slot)
+
+    def _finish(self, raws: list[str], *, rode: list[str], start_slot: bool = False) -> None:
+        """Requests played or refused: their threads' slots given back, and each cleared from this worker's
+        list unless its round trip after its commit did (`rode`: those whose clearing was set to ride)."""
+        for _raw in raws:
             self.free.release()
-            if start_slot:
-                self.start_free.release()
+        if start_slot:
+            self.start_free.release()
+        try:
+            live.settle()
+        except Exception:  # as a step after a commit that failed (services._run_each); its rider is left
+            log.exception("a step after a commit failed")
+        close_old_connections()
+        # Unless the moves' round trips after their commits cleared them already (as nearly always for a move:
+        # no round trip here then, nor a pipeline made).
+        to_clear = [raw for raw in raws if raw not in rode] if live.rider_left() is None else raws
+        cleared = False
+        if to_clear or start_slot:
             try:
-                live.settle()
-            except Exception:  # as a step after a commit that failed (services._run_each); its rider is left
-                log.exception("a step after a commit failed")
-            close_old_connections()
-            # Unless the move's round trip after its commit cleared it already (as nearly always for a move:
-            # no round trip here then, nor a pipeline made).
-            to_clear = live.rider_left() is not None or not rode
-            cleared = False
-            if to_clear or start_slot:
-                try:
-                    pipe = live.client().pipeline(transaction=False)
-                    if to_clear:
-                        pipe.lrem(self.taken_key, 1, raw)
-                    if start_slot:  # the intake may be waiting for it, deaf to the starts' bell
-                        pipe.rpush(self.bell_key, 1)
-                        pipe.ltrim(self.bell_key, 0, 0)
-                    pipe.execute()
-                    cleared = True
-                except RedisError:
-                    log.warning("could not clear a played request from this worker's list")
-            with self.in_hand_lock:
+                pipe = live.client().pipeline(transaction=False)
+                for raw in to_clear:
+                    pipe.lrem(self.taken_key, 1, raw)
+                if start_slot:  # the intake may be waiting for it, deaf to the starts' bell
+                    pipe.rpush(self.bell_key, 1)
+                    pipe.ltrim(self.bell_key, 0, 0)
+                pipe.execute()
+                cleared = True
+            except RedisError:
+                log.warning("could not clear a played request from this worker's list")
+        with self.in_hand_lock:
+            for raw in raws:
                 self.in_hand[raw] -= 1
                 if self.in_hand[raw] <= 0:
                     del self.in_hand[raw]
-                if to_clear and not cleared:  # still on the list: the intake clears it before its next take
-                    self.played_on_list[raw] += 1
-            trace.end()
+            if not cleared:  # still on the list: the intake clears them before its next take
+                self.played_on_list.update(to_clear)
+        trace.end()

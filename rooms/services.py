@@ -402,7 +402,8 @@ class _MoveWhereVersion:
     """A move's two writes in one statement (PostgreSQL: a writing WITH), the game's only where its row
     still has the version read, and the move's only if the game's was: run outside any transaction, one
     round trip with its commit, and nothing written when another writer came first. Each value is prepared
-    by its field, as the two statements above do.
+    by its field, as the two statements above do. A room's queued moves played together
+    (submit_queued_moves) go the same way: the game's row once, as the last of them left it, and every move.
 
     A move that would wait longer than LOCK_TIMEOUT_MS on a lock goes the locked way instead (the last look
     came before this statement, so it must not be kept long after it). On PostgreSQL the timeout must be in
@@ -420,31 +421,40 @@ class _MoveWhereVersion:
 
     def __init__(self, update: _CompiledSave, insert: _CompiledSave):
         self.update, self.insert = update, insert
-        self.sql: str | None = None
+        self.sql: dict[int, str] = {}  # by the number of moves written
 
-    def _statement(self, db) -> str:
-        if self.sql is None:
+    def _statement(self, db, moves: int) -> str:
+        sql = self.sql.get(moves)
+        if sql is None:
             quote = db.ops.quote_name
             game, move = Game._meta, Move._meta
             assigned = ", ".join(f"{quote(field.column)} = %s" for field in self.update.fields)
             columns = ", ".join(quote(field.column) for field in self.insert.fields)
-            self.sql = (
+            if moves == 1:
+                rows = f"SELECT {', '.join(['%s'] * len(self.insert.fields))} FROM written"
+            else:  # a room's queued moves together: each value cast, as a VALUES list gives no column its type
+                row = ", ".join(f"CAST(%s AS {field.db_type(db)})" for field in self.insert.fields)
+                rows = f"SELECT listed.* FROM (VALUES {', '.join([f'({row})'] * moves)}) AS listed, written"
+            sql = self.sql[moves] = (
                 f"WITH written AS (UPDATE {quote(game.db_table)} SET {assigned} "
                 f"WHERE {quote(game.pk.column)} = %s AND {quote('version')} = %s RETURNING 1) "
-                f"INSERT INTO {quote(move.db_table)} ({columns}) "
-                f"SELECT {', '.join(['%s'] * len(self.insert.fields))} FROM written")
-        return self.sql
+                f"INSERT INTO {quote(move.db_table)} ({columns}) {rows}")
+        return sql
 
-    def run(self, game: Game, move: Move, read_version: int) -> bool:
-        """True if both rows were written."""
-        params = [*self.update.prepared(game), read_version, *self.insert.prepared(move)]  # the game's ends with its pk
+    def run(self, game: Game, moves: list[Move], read_version: int) -> bool:
+        """True if every row was written: the game's as `game` stands, where its version was `read_version`,
+        and each of `moves`, in order."""
+        params = [*self.update.prepared(game), read_version]  # the game's values end with its pk
+        for move in moves:
+            params += self.insert.prepared(move)
         db = _db()
         try:
             with _hot_cursor(db) as cursor:
+                statement = self._statement(db, len(moves))
                 if db.vendor != "postgresql":
-                    cursor.execute(self._statement(db), params)
-                    return cursor.rowcount == 1
-                return self._run_in_pipeline(db, cursor, params)
+                    cursor.execute(statement, params)
+                    return cursor.rowcount == len(moves)
+                return self._run_in_pipeline(db, cursor, statement, params, len(moves))
         except OperationalError as error:  # a lock was held longer than the lock timeout
             if getattr(error.__cause__, "sqlstate", None) == _LOCK_NOT_AVAILABLE:
                 return False
@@ -457,7 +467,7 @@ class _MoveWhereVersion:
                 return False
             raise
 
-    def _run_in_pipeline(self, db, cursor, params: list) -> bool:
+    def _run_in_pipeline(self, db, cursor, statement: str, params: list, moves: int) -> bool:
         # Django's cursor (its health check and connection already done) keeps its query log and wrappers;
         # psycopg's own connection sends the transaction's commands, never prepared (they take no params).
         import psycopg
@@ -473,14 +483,14 @@ class _MoveWhereVersion:
                     with session.pipeline():
                         session.execute("BEGIN", prepare=False)
                         session.execute(f"SET LOCAL lock_timeout = '{self.LOCK_TIMEOUT_MS}ms'", prepare=False)
-                        cursor.execute(self._statement(db), params)
+                        cursor.execute(statement, params)
                         session.execute("COMMIT", prepare=False)
                     # the pipeline's exit sent the Sync and read every result
                 except psycopg.Error as error:
                     if error.sqlstate is None:  # psycopg's own, with the server's error behind it
                         raise _the_servers_error(error) from None
                     raise
-                return cursor.rowcount == 1
+                return cursor.rowcount == moves
         finally:
             if session.closed:
                 pass
@@ -933,6 +943,54 @@ def submit_move(*, room_code: str, seat: int, seq, action, by: str = Move.By.PLA
         raise
 
 
+def submit_queued_moves(*, room_code: str, moves: list, games_in_play: dict) -> tuple[int, tuple | None]:
+    """A room's moves queued one behind another, played together on the game this thread remembers (see
+    submit_move): each checked, applied and its update built in memory, in order, and given its last look;
+    then one write (the game's row once, where its version is still the one remembered, and every move's
+    row) and one commit; then each move's steps after the commit, in order. Each update is the one the move
+    played alone would send. Each of `moves` has `seat`, `seq`, `action` and `mover`, and is called at three
+    points: `checked()` once it has passed its checks (the worker sends its claim then), `last_look()` just
+    before the write (it raises to keep the move out: the worker's claim failed), and `written()` after the
+    commit, just before its own steps. On SQLite `last_look()` is called again under the writer lock.
+
+    Returns how many of `moves`, from the first, were written, and the last look that cut them short (the
+    index of its move, never written, and the error it raised), or None. They stop, with no error, before
+    the first move that needs more than memory (a refusal, which the locked way words, the game's last move,
+    the room's activity due). Nothing is written when the game is not remembered or another writer came
+    first; the game is then forgotten. The moves not written, but for the one refused, are the caller's to
+    play."""
+    code = codes.normalize(room_code)
+    remembered = games_in_play.pop(code, None)
+    if remembered is None or _db().in_atomic_block:
+        return 0, None
+    game, rows, steps, cut_by = remembered, [], [], None
+    for move in moves:
+        try:
+            check_seq(move.seq)
+            game_after, row, its_steps = _played_in_memory(game, seat=move.seat, seq=move.seq, action=move.action,
+                                                           by=Move.By.PLAYER, mover=move.mover, checked=move.checked)
+        except (ServiceError, _NotRemembered):
+            break
+        try:
+            move.last_look()
+        except Exception as error:  # noqa: BLE001 - the caller's to tell, as for a move played alone
+            cut_by = error
+            break
+        game = game_after
+        rows.append(row)
+        steps.append([move.written, *its_steps])
+    refused = (len(rows), cut_by) if cut_by is not None else None
+    if not rows:
+        return 0, refused
+    last_looks = [move.last_look for move in moves[:len(rows)]] if _db().vendor == "sqlite" else ()
+    written, cut_at_commit = _written_where_version(game, rows, remembered.version, steps, last_looks)
+    if written:
+        games_in_play[code] = rows[written - 1].game
+    if cut_at_commit is not None:
+        return written, (written, cut_at_commit)
+    return written, refused
+
+
 class _NotRemembered(Exception):
     """The game remembered is not one to play this move on without the lock: play it the usual way."""
 
@@ -1018,7 +1076,25 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
 
     The last look (the worker's claim of the request) comes before the write on both: on SQLite, outside the
     writer lock, and again at the commit, where a request claimed already has only its deadline checked."""
-    game = copy.copy(remembered)  # the remembered one stays as it was if this move goes the usual way
+    game, move, steps = _played_in_memory(remembered, seat=seat, seq=seq, action=action, by=by, mover=mover,
+                                          checked=_move_checked)
+    last_look = _last_look.get()
+    if last_look is not None:
+        # The claim, before the write: a refusal here leaves nothing written. On SQLite it comes before the
+        # writer lock, and the look again just before COMMIT finds it claimed and checks only the deadline:
+        # no round trip to Redis while every writer of the process waits.
+        last_look()
+    if not _written_where_version(game, [move], remembered.version, [[lambda: remember(game), *steps]])[0]:
+        raise _NotRemembered  # another writer came first: nothing was written
+    return game
+
+
+def _played_in_memory(remembered: Game, *, seat: int, seq: int, action, by: str, mover: str | None, checked):
+    """A move on a game in memory: checked, applied, `checked()` called, its update built. Returns the game as
+    the move leaves it (a copy: `remembered` stays as it was), the move's row and the steps after its commit.
+    Raises _NotRemembered when the move needs more than memory (a refusal, which the locked path words from
+    the database, a game ending, the room's activity due)."""
+    game = copy.copy(remembered)
     try:
         spec, acting, state, events = _checked(game, seat=seat, seq=seq, action=action, by=by)
     except ServiceError:
@@ -1027,43 +1103,58 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
         raise _NotRemembered
     game.state = state
     game.seq += 1
-    read_version = game.version
     game.version += 1
     after = _advance(game, spec, previous_to_act=acting, acted=seat, events=events)
     if game.is_over:  # a new game for the room: under the room's lock
         raise _NotRemembered
     move = Move(game=game, seq=game.seq, seat=seat, action=action, by=by)
-    _move_checked()
-    steps: list = [lambda: remember(game)]
+    checked()
+    steps: list = []
     # The update is built before the write (built for nothing if another writer came first, which is rare).
     _after_move(game, spec, seat=seat, by=by, events=events, after=after, mover=mover, on_commit=steps.append)
-    last_look = _last_look.get()
-    if last_look is not None:
-        # The claim, before the write: a refusal here leaves nothing written. On SQLite it comes before the
-        # writer lock, and the look again just before COMMIT finds it claimed and checks only the deadline:
-        # no round trip to Redis while every writer of the process waits.
-        last_look()
+    return game, move, steps
+
+
+def _written_where_version(game: Game, moves: list[Move], read_version: int, steps: list[list],
+                           last_looks=()) -> tuple[int, Exception | None]:
+    """Write the game as it stands where its row still has `read_version`, and `moves`, in one transaction;
+    then each move's `steps`, in order. On SQLite each of `last_looks` (one a move, or none) is called under
+    the writer lock, just before the writes: a ServiceError there cuts the moves before that one, and the game
+    is written as the last move kept left it (each move's row holds its game). Returns how many moves were
+    written (0 if another writer came first: nothing was), and the error that cut them, or None."""
     db = _db()
     if db.vendor == "postgresql":
-        if not _MOVE_WHERE_VERSION.run(game, move, read_version):
-            raise _NotRemembered  # another writer came first: nothing was written
+        if not _MOVE_WHERE_VERSION.run(game, moves, read_version):
+            return 0, None
         trace.mark("committed")
-        _run_each(steps)
-        return game
-    # SQLite: its transaction takes the database's one writer, so the fenced update and the insert after it
+        _run_each(step for each in steps for step in each)
+        return len(moves), None
+    # SQLite: its transaction takes the database's one writer, so the fenced update and the inserts after it
     # cannot be split by another writer, of this process or another; the last look again just before COMMIT.
     # Their values (the JSON columns encoded, the move's time stamped) are prepared first: every writer of the
-    # process waits while this one holds the lock, so it covers the two statements, the last look and the
-    # commit alone.
+    # process waits while this one holds the lock, so it covers the statements, the last looks and the commit
+    # alone.
     game_values = _SAVE_WHERE_VERSION.prepared(game, version=read_version)
-    move_values = _INSERT_MOVE.prepared(move)
+    move_values = [_INSERT_MOVE.prepared(move) for move in moves]
+    kept, cut_by = len(moves), None
     with _writing(steps_outside_writer=True):
+        for index, last_look in enumerate(last_looks):
+            try:
+                last_look()
+            except ServiceError as error:
+                kept, cut_by = index, error
+                break
+        if kept == 0:
+            return 0, cut_by
+        if kept < len(moves):  # rare (a request's deadline passed while the writer lock was awaited)
+            game_values = _SAVE_WHERE_VERSION.prepared(moves[kept - 1].game, version=read_version)
         if not _SAVE_WHERE_VERSION.run_prepared(game_values):
-            raise _NotRemembered  # another writer came first: rolled back, nothing written
-        _INSERT_MOVE.run_prepared(move_values)
-        for step in steps:
+            return 0, None  # another writer came first: rolled back, nothing written
+        for values in move_values[:kept]:
+            _INSERT_MOVE.run_prepared(values)
+        for step in (step for each in steps[:kept] for step in each):
             db.on_commit(step)  # transaction.on_commit(step), without looking the connection up again
-    return game
+    return kept, cut_by
 
 
 def _after_move(game: Game, spec, *, seat: int, by: str, events, after, mover: str | None,

@@ -93,6 +93,18 @@ def mark(stage: str) -> None:
             marks[stage] = time.time()
 
 
+def held() -> dict | None:
+    """The stamps of the request this thread plays, themselves (a move played with others keeps its own, and
+    this thread takes them up again with `hold` at each of its points)."""
+    return getattr(_local, "marks", None) if ON else None
+
+
+def hold(marks: dict | None) -> None:
+    """The stamps that follow are those of `marks` (from `held`)."""
+    if ON:
+        _local.marks = marks
+
+
 def current() -> dict | None:
     """The stamps so far of the request this thread plays (a copy), or None."""
     marks = getattr(_local, "marks", None) if ON else None

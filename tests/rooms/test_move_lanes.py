@@ -62,6 +62,7 @@ class Recorder:
 def recorder(monkeypatch):
     recorder = Recorder(start_seconds=0.05)
     monkeypatch.setattr(move_queue, "play", recorder)
+    monkeypatch.setattr(move_queue, "BATCH_MOST", 1)  # each request its own `play`, as recorded
     return recorder
 
 
