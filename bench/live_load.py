@@ -147,6 +147,7 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
             "WICKWISE_PER_ADDRESS_SCALE": "1000",  # every client comes from 127.0.0.1
             "WICKWISE_GRACE_SECONDS": str(GRACE_SECONDS),  # the site's own, which settle() waits out
             "LOG_LEVEL": "WARNING",
+            "WICKWISE_MOVES_LOG_LEVEL": "INFO",  # the worker's counts at stop, in server.log
             **({"WICKWISE_TRACE_MOVES": "1"} if TRACE else {}),
             **({"WICKWISE_PROBE_FILE": str(workdir / "probe.jsonl")} if PROBE else {}),
         }

@@ -210,5 +210,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.channels.server": {"level": "WARNING"}},
+    "loggers": {
+        "django.channels.server": {"level": "WARNING"},
+        # The benchmark keeps the move queue's counts logged at stop while the rest logs warnings only.
+        "wickwise.moves": {"level": os.environ.get("WICKWISE_MOVES_LOG_LEVEL", "NOTSET")},
+    },
 }
