@@ -8,8 +8,9 @@ remembered by room, and the update published to Redis), between the connection's
 around every request (close_old_connections(), with Django's health check on the first query after it), and
 with the replies of its round trip after the commit read at its end, as the worker reads them.
 Rooms of four people play in turn, one seat of each room after the other, and a room that ends its game
-plays again (those starts are not counted). --locked plays every move the locked way; --statements lists,
-on PostgreSQL, what a move sends to the server.
+plays again (those starts are not counted). --together queues each room's round at once and plays it as the
+worker plays a room's queued moves (one write, one commit). --locked plays every move the locked way;
+--statements lists, on PostgreSQL, what a move sends to the server.
 
 Prints, in milliseconds, the median and p99 of each move's wall-clock time, of its thread's CPU time, and
 of the time it held what the next writer of the room waits on: SQLite's writer lock (one per process, for
@@ -130,6 +131,9 @@ def main() -> int:
     parser.add_argument("--starts", type=int, default=0, help="time this many starts instead of moves")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top functions over the timed moves")
     parser.add_argument("--top", type=int, default=35)
+    parser.add_argument("--together", action="store_true",
+                        help="each room's round (its four picks) queued at once, played together as the worker does "
+                             "(move_queue.play_together); each move's times are its round's over four")
     parser.add_argument("--locked", action="store_true",
                         help="play every move the locked way (no game remembered), as a move the worker forgot")
     parser.add_argument("--database-options", type=json.loads, default={},
@@ -197,6 +201,20 @@ def run(args) -> int:
             finally:  # as the worker's: its connection's upkeep whether or not the replies could be read
                 close_old_connections()
 
+    def play_round(requests: list[dict]) -> None:  # as MovePlayer._play_together, but for its bookkeeping
+        close_old_connections()
+        try:
+            with live.replies_later():
+                answered = move_queue.play_together(requests, games_in_play=memory)
+                for index, request in enumerate(requests):  # the game's last pick, say: the usual way
+                    if index not in answered:
+                        move_queue.play(request, games_in_play=memory)
+        finally:
+            try:
+                live.settle()
+            finally:
+                close_old_connections()
+
     def latest(code: str) -> Game:
         return Game.objects.filter(room_code=code).order_by("-number").first()
 
@@ -210,13 +228,13 @@ def run(args) -> int:
             if game.status != Game.Status.PLAYING:
                 play(payload("play_again", code, 0))
                 games[code] = latest(code)
-        for seat in range(4):
+        for seats in [range(4)] if args.together else [[seat] for seat in range(4)]:
             for code in rooms:
                 game = games[code]
                 if timed_moves >= args.moves:
                     break
-                request = payload("move", code, seat, seq=game.seq,
-                                  action={"type": "play", "candle": game.state["hands"][seat][0]})
+                requests = [payload("move", code, seat, seq=game.seq,
+                                    action={"type": "play", "candle": game.state["hands"][seat][0]}) for seat in seats]
                 timing = played >= warm_up
                 del held[:]
                 with connection.execute_wrapper(counted), connection.execute_wrapper(row):
@@ -226,17 +244,21 @@ def run(args) -> int:
                         sent.on = timing
                     with sent if sent is not None else contextlib.nullcontext():
                         started, started_cpu = time.perf_counter(), time.thread_time()
-                        play(request)
+                        if args.together:
+                            play_round(requests)
+                        else:
+                            play(requests[0])
                         ended, ended_cpu = time.perf_counter(), time.thread_time()
                     if timing and profile is not None:
                         profile.disable()
-                played += 1
+                played += len(requests)
                 if timing:
-                    wall.append((ended - started) * 1e3)
-                    cpu.append((ended_cpu - started_cpu) * 1e3)
-                    holds.append(sum(held) * 1e3)
-                    timed_moves += 1
-                    if timed_moves == 1:
+                    for _move in requests:  # a round played together: each move its share
+                        wall.append((ended - started) * 1e3 / len(requests))
+                        cpu.append((ended_cpu - started_cpu) * 1e3 / len(requests))
+                        holds.append(sum(held) * 1e3 / len(requests))
+                    timed_moves += len(requests)
+                    if timed_moves == len(requests):
                         if stacks is not None:
                             stacks.forget()
                         statements[0] = 0
