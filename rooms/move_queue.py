@@ -581,7 +581,8 @@ class MovePlayer:
     timers, its clearing from this worker's list) is sent at once and its replies read at the request's end,
     when they are most often there already, or before the thread sends anything else to Redis
     (live.replies_later). The games played last are remembered by room (services.submit_move: a move then
-    needs no locked read, on PostgreSQL and SQLite alike).
+    needs no locked read, on PostgreSQL and SQLite alike), and a move begins with the room's moves waiting
+    right behind it, played together on the remembered game in one transaction (`_play_together`).
     Any number of workers may run: a move from a lane to a worker's own list hands each request to one
     of them, and the list outlives the worker; the games' row versions keep two workers apart. Starts
     and play-agains taken from their lane hold one of `start_threads` slots until played, so moves always
