@@ -367,8 +367,8 @@ class _Together:
 
     def __init__(self, index: int, payload: dict, written):
         self.index, self.payload, self.on_written = index, payload, written
-        self.seat, self.seq, self.action, self.mover = payload["seat"], payload["seq"], payload["action"], payload[
-            "mover"]
+        self.seat, self.seq = payload["seat"], payload["seq"]
+        self.action, self.mover = payload["action"], payload["mover"]
         self.ahead = ClaimAhead(payload)
         self.looked = False  # its last look was called (it may have been claimed)
         self.failed: Exception | None = None  # what its last look raised
