@@ -166,6 +166,11 @@ def test_a_write_that_fails_writes_nothing_and_every_claimed_request_is_refused_
     assert "failed together" in caplog.text
 
 
+def waiting_in_room(player: move_queue.MovePlayer, room: str) -> int:
+    with player.rooms_lock:
+        return len(player.rooms_in_play.get(room, ()))
+
+
 def test_a_worker_plays_a_rooms_queued_moves_together_and_clears_them_from_its_list(monkeypatch):
     """The first move waits (the locked way: nothing remembered) while the other three queue behind it; the
     thread then plays those three together, and publishes every update in order."""
@@ -184,8 +189,7 @@ def test_a_worker_plays_a_rooms_queued_moves_together_and_clears_them_from_its_l
         with captured_broadcasts() as sent:
             hand_over_all(code, [(seat, 0, payload["action"]) for seat, payload in enumerate(round_of(code))])
             wait_for(lambda: held, what="the first move in play")
-            with player.rooms_lock:
-                assert len(player.rooms_in_play[code]) == 3
+            wait_for(lambda: waiting_in_room(player, code) == 3, what="the other three waiting behind it")
             release.set()
             wait_for(lambda: len(moves_of(game)) == 4, what="the round played")
             wait_for(lambda: live.client().llen(player.taken_key) == 0, what="the worker's list cleared")
