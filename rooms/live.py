@@ -249,11 +249,19 @@ def settle() -> None:
             connection.disconnect()  # a reply may be unread
         if timers:
             index_lost.set()
-        if rider is not None:
-            _joined.rider = rider
+        if rider is not None:  # kept with any set since (the next move's, read at its flush): both ride next
+            current = getattr(_joined, "rider", None)
+            _joined.rider = rider if current is None else _both(rider, current)
         raise
     finally:
         pool.release(connection)
+
+
+def _both(first, then):
+    def rider(pipe):
+        first(pipe)
+        then(pipe)
+    return rider
 
 
 def settled() -> None:

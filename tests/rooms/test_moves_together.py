@@ -226,3 +226,29 @@ def test_each_seat_sees_only_its_own_hand_in_the_updates_of_moves_played_togethe
         view, _events = received_by(last, seat)
         assert view["hand"] == game.state["hands"][seat]
         assert "hands" not in view
+
+
+def test_a_failed_read_of_a_round_trip_keeps_the_rider_of_the_next(monkeypatch):
+    """Move 1 is written (its rider set) while move 0's round trip is unread; reading it fails at move 1's
+    flush: both riders go on move 1's round trip, neither is left behind nor lost."""
+    redis_client = live.client()
+    redis_client.delete("test:rider0", "test:rider1")
+    with live.replies_later():
+        live.ride_along(lambda pipe: pipe.set("test:rider0", 1))
+        with live.joined():
+            live.joinable(lambda pipe: pipe.get("test:nothing"))
+        pool, connection, count, timers, rider = live._joined.pending
+        for _reply in range(count):  # read here; the read at the next flush fails
+            connection.read_response()
+        pool.release(connection)
+        failing = mock.Mock(read_response=mock.Mock(side_effect=live.redis.ConnectionError("lost")))
+        live._joined.pending = (mock.Mock(), failing, count, timers, rider)
+        redis_client.delete("test:rider0")  # as if that round trip never ran
+        live.ride_along(lambda pipe: pipe.set("test:rider1", 1))
+        with live.joined():
+            live.joinable(lambda pipe: pipe.get("test:nothing"))
+        live.settle()
+    assert live.rider_left() is None
+    assert redis_client.get("test:rider0") == "1" and redis_client.get("test:rider1") == "1"
+    redis_client.delete("test:rider0", "test:rider1")
+
