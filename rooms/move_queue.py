@@ -415,9 +415,9 @@ def play_together(payloads: list[dict], *, games_in_play: dict, written=None) ->
         answered = set()
         for index, move in enumerate(moves):
             if move.failed is not None:
-                _answered(move.payload, move.failed, move.ahead)
+                _told(move.payload, lambda move=move: _answered(move.payload, move.failed, move.ahead))
             elif move.ahead.close() or move.payload.get("claimed"):
-                _refuse(move.payload, _busy())
+                _told(move.payload, lambda move=move: _refuse(move.payload, _busy()))
             if move.looked:
                 answered.add(index)
         return answered
@@ -428,10 +428,22 @@ def play_together(payloads: list[dict], *, games_in_play: dict, written=None) ->
     answered = set(range(count))
     if refused is not None:
         index, error = refused
-        if not _answered(payloads[index], error, moves[index].ahead):
+        if not _told(payloads[index], lambda: _answered(payloads[index], error, moves[index].ahead)):
             log.error("queued move %s failed its last look: %r", payloads[index]["mover"], error)
         answered.add(index)
     return answered
+
+
+def _told(payload: dict, tell) -> bool:
+    """`tell()` (a refusal, `_answered`) in the request's player's language, and what it returns. Its failure
+    (Redis down: a claim turned busy, then its refusal's publish) is logged, never raised: the moves of the
+    batch still need their bookkeeping, and the socket tells its player by the deadline."""
+    try:
+        with translation.override(payload["language"]):
+            return tell()
+    except Exception:
+        log.exception("queued move %s could not be told", payload.get("mover"))
+        return True
 
 
 # Take up to ARGV[1] requests onto this worker's list (KEYS[3]) from the moves' lane (KEYS[1]) and the starts'

@@ -228,6 +228,38 @@ def test_each_seat_sees_only_its_own_hand_in_the_updates_of_moves_played_togethe
         assert "hands" not in view
 
 
+def test_a_refusal_whose_publish_fails_is_logged_and_the_moves_written_are_still_answered(monkeypatch, caplog):
+    """Redis down mid-batch: the third move's claim turns busy, and its refusal's publish fails too."""
+    code, _tickets, game = started_room(4)
+    payloads = round_of(code)
+    claim = move_queue.claim_played
+
+    def failing_for_the_third(payload, ahead):
+        if payload["mover"] == "m#2":
+            raise move_queue._busy()
+        return claim(payload, ahead)
+
+    def redis_down(channel, message):
+        raise live.redis.ConnectionError("down")
+
+    monkeypatch.setattr(move_queue, "claim_played", failing_for_the_third)
+    monkeypatch.setattr(broadcast, "send_to_socket", redis_down)
+    assert move_queue.play_together(payloads, games_in_play=remembered(code)) == {0, 1, 2}
+    assert moves_of(game) == [(1, 0), (2, 1)]
+    assert "could not be told" in caplog.text
+
+
+def test_busy_refusals_of_a_failed_write_are_in_each_players_language(refusals):
+    code, _tickets, game = started_room(4)
+    payloads = round_of(code)
+    for payload in payloads:
+        payload["language"] = "pt-br"
+    Move.objects.create(game=game, seq=3, seat=0, action={}, by=Move.By.PLAYER)  # the third insert fails
+    assert move_queue.play_together(payloads, games_in_play=remembered(code)) == {0, 1, 2, 3}
+    assert [refusal["message"] for refusal in refusals] == [
+        "O servidor não consegue receber jogadas agora; tente de novo."] * 4
+
+
 def test_a_failed_read_of_a_round_trip_keeps_the_rider_of_the_next(monkeypatch):
     """Move 1 is written (its rider set) while move 0's round trip is unread; reading it fails at move 1's
     flush: both riders go on move 1's round trip, neither is left behind nor lost."""
