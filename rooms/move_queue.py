@@ -882,6 +882,9 @@ class MovePlayer:
                 with live.replies_later():
                     answered = play_together([payload for _raw, payload in requests], games_in_play=self.games_in_play,
                                              written=functools.partial(self._ride, requests, rode))
+            except Exception:  # unknown which were played: every one finished, once, as `_play_one` would
+                log.exception("queued moves of room %s failed together", requests[0][1]["room"])
+                answered = set(range(len(requests)))
             finally:
                 done = [raw for index, (raw, _payload) in enumerate(requests) if index in answered]
                 self._finish(done, rode=rode)

@@ -6,6 +6,7 @@ refusal, another writer, a write that fails) leaves every request played once or
 from __future__ import annotations
 
 import collections
+import json
 import threading
 import time
 from unittest import mock
@@ -247,6 +248,27 @@ def test_a_refusal_whose_publish_fails_is_logged_and_the_moves_written_are_still
     assert move_queue.play_together(payloads, games_in_play=remembered(code)) == {0, 1, 2}
     assert moves_of(game) == [(1, 0), (2, 1)]
     assert "could not be told" in caplog.text
+
+
+def requests_in_hand(player: move_queue.MovePlayer, payloads: list[dict]) -> list[tuple[str, dict]]:
+    """The requests as the intake hands them to a thread: each in hand, each holding a slot."""
+    requests = [(json.dumps(payload), payload) for payload in payloads]
+    for raw, _payload in requests:
+        assert player.free.acquire(blocking=False)
+        player.in_hand[raw] += 1
+    return requests
+
+
+def test_a_round_that_fails_unexpectedly_still_gives_back_every_slot_and_leaves_nothing_in_hand(monkeypatch):
+    code, _tickets, _game = started_room(4)
+    player = move_queue.MovePlayer(threads=2)
+    try:
+        requests = requests_in_hand(player, round_of(code))
+        monkeypatch.setattr(move_queue, "play_together", mock.Mock(side_effect=live.redis.ConnectionError("down")))
+        player._play_together(requests)
+        assert player.free._value == 4 and not player.in_hand  # one release a request, none twice
+    finally:
+        player.pool.shutdown()
 
 
 def test_busy_refusals_of_a_failed_write_are_in_each_players_language(refusals):
