@@ -957,8 +957,8 @@ def submit_queued_moves(*, room_code: str, moves: list, games_in_play: dict) -> 
     index of its move, never written, and the error it raised), or None. They stop, with no error, before
     the first move that needs more than memory (a refusal, which the locked way words, the game's last move,
     the room's activity due). Nothing is written when the game is not remembered or another writer came
-    first; the game is then forgotten. The moves not written, but for the one refused, are the caller's to
-    play."""
+    first (the game is then forgotten: its version moved); with no write tried, it stays remembered. The
+    moves not written, but for the one refused, are the caller's to play."""
     code = codes.normalize(room_code)
     remembered = games_in_play.pop(code, None)
     if remembered is None or _db().in_atomic_block:
@@ -980,7 +980,8 @@ def submit_queued_moves(*, room_code: str, moves: list, games_in_play: dict) -> 
         rows.append(row)
         steps.append([move.written, *its_steps])
     refused = (len(rows), cut_by) if cut_by is not None else None
-    if not rows:
+    if not rows:  # no write tried: the game stands as remembered, for the move played the usual way next
+        games_in_play[code] = remembered
         return 0, refused
     last_looks = [move.last_look for move in moves[:len(rows)]] if _db().vendor == "sqlite" else ()
     written, cut_at_commit = _written_where_version(game, rows, remembered.version, steps, last_looks)

@@ -282,6 +282,19 @@ def test_busy_refusals_of_a_failed_write_are_in_each_players_language(refusals):
         "O servidor não consegue receber jogadas agora; tente de novo."] * 4
 
 
+def test_a_game_is_remembered_still_when_nothing_was_written(refusals):
+    code, _tickets, _game = started_room(4)
+    payloads = round_of(code)
+    payloads[0]["action"] = {"type": "play", "candle": 999}  # refused: the locked way words it
+    memory = remembered(code)
+    game = memory[code]
+    assert move_queue.play_together(payloads, games_in_play=memory) == set()
+    assert memory[code] is game
+    live.client().set(move_queue._answer_key("m#1"), "told")  # its claim fails: nothing written
+    assert move_queue.play_together(payloads[1:], games_in_play=memory) == {0}
+    assert memory[code] is game
+
+
 def test_a_failed_read_of_a_round_trip_keeps_the_rider_of_the_next(monkeypatch):
     """Move 1 is written (its rider set) while move 0's round trip is unread; reading it fails at move 1's
     flush: both riders go on move 1's round trip, neither is left behind nor lost."""
@@ -305,4 +318,3 @@ def test_a_failed_read_of_a_round_trip_keeps_the_rider_of_the_next(monkeypatch):
     assert live.rider_left() is None
     assert redis_client.get("test:rider0") == "1" and redis_client.get("test:rider1") == "1"
     redis_client.delete("test:rider0", "test:rider1")
-
