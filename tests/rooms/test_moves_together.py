@@ -22,6 +22,7 @@ from tests.rooms.helpers import (
     WAIT_SECONDS,
     captured_broadcasts,
     game_in_play,
+    play_pending,
     received_by,
     started_room,
     wait_for,
@@ -318,3 +319,63 @@ def test_a_failed_read_of_a_round_trip_keeps_the_rider_of_the_next(monkeypatch):
     assert live.rider_left() is None
     assert redis_client.get("test:rider0") == "1" and redis_client.get("test:rider1") == "1"
     redis_client.delete("test:rider0", "test:rider1")
+
+
+def test_the_games_last_move_in_a_batch_goes_the_locked_way_after_the_moves_before_it_written_together():
+    code, _tickets, game = started_room(4)
+    while len(game_in_play(code).state["hands"][0]) > 1:  # to the last round: its last pick ends the game
+        play_pending(code)
+    seq = game_in_play(code).seq
+    payloads = round_of(code)
+    memory = remembered(code)
+    with captured_broadcasts() as sent:
+        assert move_queue.play_together(payloads, games_in_play=memory) == {0, 1, 2}
+        assert memory[code].seq == seq + 3 == game_in_play(code).seq  # the three before it, one write
+        move_queue.play(payloads[3], games_in_play=memory)
+    assert moves_of(game)[-4:] == [(seq + 1, 0), (seq + 2, 1), (seq + 3, 2), (seq + 4, 3)]
+    assert game_in_play(code).status == Game.Status.FINISHED
+    assert [(message["type"], message.get("seq")) for _group, message in sent] == [
+        ("game.update", seq + 1), ("game.update", seq + 2), ("game.update", seq + 3), ("game.update", seq + 4),
+        ("room.update", None)]  # the next game's, after the last move's
+
+
+def test_a_round_cut_short_gives_back_each_slot_once_and_clears_each_request_from_the_list(refusals):
+    code, _tickets, game = started_room(4)
+    player = move_queue.MovePlayer(threads=2)
+    try:
+        player.games_in_play.update(remembered(code))
+        requests = requests_in_hand(player, round_of(code))
+        live.client().rpush(player.taken_key, *(raw for raw, _payload in requests))
+        live.client().set(move_queue._answer_key("m#2"), "told")  # dropped: the last goes on alone
+        player._play_together(requests)
+        assert moves_of(game) == [(1, 0), (2, 1), (3, 3)]
+        assert player.free._value == 4 and not player.in_hand and not player.played_on_list
+        assert live.client().llen(player.taken_key) == 0
+    finally:
+        live.client().delete(player.taken_key)
+        player.pool.shutdown()
+
+
+def test_sqlites_look_again_under_the_writer_lock_cuts_the_moves_there_and_the_game_is_written_as_they_left_it(
+        monkeypatch, refusals):
+    if connection.vendor != "sqlite":
+        pytest.skip("the look again under the writer lock is SQLite's")
+    code, _tickets, game = started_room(4)
+    looks, look = collections.Counter(), move_queue._Together.last_look
+
+    def deadline_passed_for_the_third_meanwhile(self):
+        looks[self.mover] += 1
+        if self.mover == "m#2" and looks[self.mover] == 2:  # the look under the writer lock
+            self.failed = move_queue._too_late()
+            raise self.failed
+        look(self)
+
+    monkeypatch.setattr(move_queue._Together, "last_look", deadline_passed_for_the_third_meanwhile)
+    memory = remembered(code)
+    with captured_broadcasts() as sent:
+        assert move_queue.play_together(round_of(code), games_in_play=memory) == {0, 1, 2}
+    written = game_in_play(code)
+    assert moves_of(game) == [(1, 0), (2, 1)]
+    assert written.seq == 2 and written.version == game.version + 2 and written.state == memory[code].state
+    assert [(seq, mover) for seq, mover, _texts in updates_sent(sent)] == [(1, "m#0"), (2, "m#1")]
+    assert [(refusal["mover"], refusal["code"]) for refusal in refusals] == [("m#2", "move_unanswered")]
