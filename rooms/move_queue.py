@@ -576,8 +576,11 @@ class _TakeLine:
         return replies
 
     def close(self) -> None:
-        if self.connection is not None:  # its own, not the pool's to lend again: the pool goes with the client
+        """Closes the line's connection and gives it back to the pool, which counted it in use since the first
+        take (a closed connection is opened again by whoever borrows it next)."""
+        if self.connection is not None:
             self.connection.disconnect()
+            self.pool.release(self.connection)
             self.connection = None
 
 

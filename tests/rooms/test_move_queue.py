@@ -515,3 +515,20 @@ def test_requests_a_dead_worker_had_taken_are_played_by_the_next_one():
         player.stop()
     assert redis_client.llen(dead) == 0 and redis_client.llen(queue) == 0
     assert not redis_client.sismember(live.key(move_queue.QUEUE, "takers"), "dead")
+
+
+def test_a_stopped_intake_gives_its_connection_back_to_the_pool():
+    """The intake's take line borrows one connection for as long as the worker runs; stopping gives it back,
+    so a worker started and stopped again (as tests and a restarted worker's process do) leaves the pool's
+    count of connections in use as it found it."""
+    pool = live.client().connection_pool
+    in_use_before = set(pool._in_use_connections)
+    code, _tickets, game = started_room(4)
+    player = move_queue.MovePlayer(threads=1).start()
+    try:
+        hand_over_all(code, [(0, 0, candle_for(game, 0))], batch="first")
+        wait_for(lambda: Move.objects.filter(game=game).count() == 1, what="the first move")
+        assert len(pool._in_use_connections - in_use_before) >= 1  # the take line's, held while it runs
+    finally:
+        player.stop()
+    assert set(pool._in_use_connections) <= in_use_before
