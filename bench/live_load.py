@@ -9,6 +9,11 @@ same run:
 - echo to every seat: the same traffic as play with no game behind it. The same number of sockets in
   rooms of four each send one message a round at the same pace as the players, and a bare consumer relays
   it through the channel layer to the four sockets of its room. The target compares against this one.
+- relay through the worker: the same sockets and pace as the echo to every seat, but each message takes the
+  move's road (bench/echo.py): daphne pushes it onto the worker's list of moves, the worker's intake takes it
+  and hands it to a move thread, which publishes it to the room in the round trip a move's update goes in,
+  with no game, no database and no claim. Its p99 over the echo's is the floor of the move's road; the move's
+  over it is the game's work. Run between each pair's echo and games (--no-relay leaves it out).
 - a one-socket echo: with as many sockets before play, and 20 sockets pausing between round trips while
   the games are played (how responsive the server stays for everything else).
 
@@ -354,12 +359,13 @@ async def echo_phase(server: Server, clients: int, messages: int) -> list[float]
 
 
 async def room_echo_phase(server: Server, clients: int, rounds: int, think: float,
-                          watch: ClientWatch | None = None) -> tuple[list[float], float]:
+                          watch: ClientWatch | None = None, path: str = "echo") -> tuple[list[float], float]:
     """The same traffic as play, on bare Channels: the same sockets in rooms of four, each sending one
     message a round (at once, or after thinking as the players do), relayed by a bare consumer to all four
     sockets of its room through the channel layer. A socket's round ends once it has seen the four messages
     of that round, as a candles round does. Returns (message sent -> the last of its room's four sockets
-    received it) and the seconds from the first round to the end of the last."""
+    received it) and the seconds from the first round to the end of the last. `path` "relay": the relay
+    through the worker (bench/echo.py), each message handed to the worker and published by a move thread."""
     seen: dict[tuple, list[float]] = {}
     sent: dict[tuple, float] = {}
     waiting = [clients]
@@ -367,7 +373,7 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
     started = [0.0]
 
     async def one(room: int, seat: int):
-        async with server.socket(f"/ws/echo/r{room}/") as ws:
+        async with server.socket(f"/ws/{path}/r{room}/") as ws:
             received: dict[int, int] = {}
             round_over = asyncio.Event()
             current = [0]
@@ -619,6 +625,12 @@ class Pair:
     room_echo_client: str = ""  # the client's stalls in each phase (ClientWatch.summary)
     client: str = ""
     left: dict | None = None  # by phase: daphne's CPU seconds as that phase's sockets left (Server.settle)
+    # The relay through the worker, run between the echo and the games (none with --no-relay): its times, its
+    # messages a second, the CPU of its phase by process, and the client's stalls in it.
+    relay: list[float] | None = None
+    relay_rate: float = 0.0
+    relay_cpu: dict | None = None
+    relay_client: str = ""
 
     @property
     def daphne_a_relay(self) -> float:
@@ -632,9 +644,26 @@ class Pair:
     def ratio(self) -> float:
         return percentile(self.latencies, 0.99) / percentile(self.room_echo, 0.99)
 
+    @property
+    def relay_ratio(self) -> float:
+        """The relay through the worker's p99 over the echo to every seat's: the floor of the move's road."""
+        return percentile(self.relay, 0.99) / percentile(self.room_echo, 0.99)
+
+    def relay_line(self) -> str:
+        """The relay's figures beside the echo's and the move's, with its CPU a message; empty without it."""
+        if not self.relay:
+            return ""
+        ms = 1000.0
+        cpu = (f"; CPU a relay: daphne {self.relay_cpu['daphne'] / len(self.relay) * ms:.2f}, worker "
+               f"{self.relay_cpu['worker'] / len(self.relay) * ms:.2f} ms") if self.relay_cpu else ""
+        return (f"relay through the worker p50 {statistics.median(self.relay) * ms:5.1f} p99 "
+                f"{percentile(self.relay, 0.99) * ms:5.1f} ms ({self.relay_rate:5.1f}/s) | ratio to the echo "
+                f"{self.relay_ratio:4.2f}, move over relay {self.ratio / self.relay_ratio:4.2f}{cpu}")
+
 
 def run_pair(server: Server, args) -> Pair:
-    """Both phases get the same client: its collector set by client_collector, its stalls watched. Each phase
+    """The echo to every seat, the relay through the worker (unless --no-relay), then the games. Every phase
+    gets the same client: its collector set by client_collector, its stalls watched. Each phase
     starts once daphne and the worker are done with the sockets of the phase before (Server.settle): daphne's
     CPU of their leaving is counted apart (`left`), not in the next phase's."""
     echo_watch, game_watch = ClientWatch(), ClientWatch()
@@ -644,13 +673,25 @@ def run_pair(server: Server, args) -> Pair:
             room_echo_phase(server, args.clients, args.games * CANDLES_ROUNDS, args.think, echo_watch)))
     room_echo_cpu = {name: used - cpu_before[name] for name, used in server.cpu_seconds().items()}
     echo_left = server.settle()
+    relay = relay_cpu = None
+    relay_rate, relay_watch = 0.0, ClientWatch()
+    if not getattr(args, "no_relay", False):
+        cpu_before = server.cpu_seconds()
+        with client_collector(args.client_gc):
+            relay, relay_elapsed = asyncio.run(relay_watch.watching(
+                room_echo_phase(server, args.clients, args.games * CANDLES_ROUNDS, args.think, relay_watch,
+                                path="relay")))
+        relay_cpu = {name: used - cpu_before[name] for name, used in server.cpu_seconds().items()}
+        relay_rate = len(relay) / relay_elapsed
+        server.settle()
     with client_collector(args.client_gc):
         latencies, moves, elapsed, loaded, cpu = asyncio.run(game_watch.watching(
             game_phase(server, args.clients, args.games, args.echo_clients, args.think, args.stagger_starts,
                        game_watch)))
     games_left = server.settle(after=GRACE_SECONDS + 1)  # its seats' grace periods run out meanwhile
     return Pair(room_echo, len(room_echo) / room_echo_elapsed, room_echo_cpu, latencies, moves, elapsed, loaded, cpu,
-                echo_watch.summary(), game_watch.summary(), {"echo": echo_left, "games": games_left})
+                echo_watch.summary(), game_watch.summary(), {"echo": echo_left, "games": games_left},
+                relay, relay_rate, relay_cpu, relay_watch.summary() if relay else "")
 
 
 # --- One run, two databases (--databases sqlite,postgresql) ------------------------------------------------
@@ -817,6 +858,8 @@ def compare_databases(args) -> int:
             for name in databases if round_ % 2 == 0 else databases[::-1]:
                 results.append(_compared_pair(name, servers, urls[name][1], args))
                 print(f"  {DATABASE_NAMES[name]:10} {_pair_line(results[-1].pair)}", flush=True)
+                if results[-1].pair.relay:
+                    print(f"             {results[-1].pair.relay_line()}", flush=True)
                 print(f"             client: echo phase {results[-1].pair.room_echo_client} | games "
                       f"{results[-1].pair.client}", flush=True)
     _print_comparison(databases, results, args)
@@ -962,6 +1005,8 @@ def main() -> int:
                         help="with --think, each host waits as long as a move before pressing Start (else all at once)")
     parser.add_argument("--pairs", type=int, default=5,
                         help="echo-to-every-seat phases, each followed by its games; the ratio is their median")
+    parser.add_argument("--no-relay", action="store_true",
+                        help="leave out the relay through the worker (the phase between each pair's echo and games)")
     add_compare_arguments(parser)
     parser.add_argument("--client-gc", action="store_true",
                         help="leave this client's garbage collector on during the timed phases, as before "
@@ -1010,7 +1055,8 @@ def main() -> int:
     database = "PostgreSQL" if server.env["DATABASE_URL"].startswith("postgres") else "SQLite"
     pace = f"thinking 0-{2 * args.think:g} s before each move" if args.think else "acting at once"
     print(f"live play: {args.clients} clients in {args.clients // 4} rooms of four, {args.games} games each, "
-          f"{pace}, one daphne + one worker, {database}; {args.pairs} pairs of (echo to every seat, games)")
+          f"{pace}, one daphne + one worker, {database}; {args.pairs} pairs of (echo to every seat, "
+          f"{'' if args.no_relay else 'relay through the worker, '}games)")
     for number, pair in enumerate(pairs, 1):
         cpu = (f"   CPU a move: daphne {pair.cpu['daphne'] / pair.moves * ms:.2f} ms, worker "
                f"{pair.cpu['worker'] / pair.moves * ms:.2f} ms; a relay: daphne "
@@ -1022,7 +1068,10 @@ def main() -> int:
               f"every seat p50 {statistics.median(pair.room_echo) * ms:5.0f} p99 "
               f"{percentile(pair.room_echo, 0.99) * ms:5.0f} ms ({pair.room_echo_rate:5.1f}/s) | ratio "
               f"{pair.ratio:4.2f}{cpu}")
-        print(f"          client: echo phase {pair.room_echo_client} | games {pair.client}")
+        if pair.relay:
+            print(f"          {pair.relay_line()}")
+        print(f"          client: echo phase {pair.room_echo_client} | games {pair.client}"
+              + (f" | relay {pair.relay_client}" if pair.relay else ""))
     latencies = [value for pair in pairs for value in pair.latencies]
     room_echo = [value for pair in pairs for value in pair.room_echo]
     loaded = [value for pair in pairs for value in pair.loaded_echo]
@@ -1041,6 +1090,14 @@ def main() -> int:
           f"p99 {percentile(latencies, 0.99) * ms:8.2f} ms   (n={len(latencies)})")
     print(f"  echo to every seat  p50   {statistics.median(room_echo) * ms:8.2f} ms   "
           f"p99 {percentile(room_echo, 0.99) * ms:8.2f} ms   (n={len(room_echo)})")
+    relayed = [value for pair in pairs if pair.relay for value in pair.relay]
+    if relayed:
+        cpu = ""
+        if pairs[0].relay_cpu:
+            cpu = (f"   (CPU a relay: daphne {sum(p.relay_cpu['daphne'] for p in pairs) / len(relayed) * ms:.2f}, "
+                   f"worker {sum(p.relay_cpu['worker'] for p in pairs) / len(relayed) * ms:.2f} ms)")
+        print(f"  relay through the worker p50 {statistics.median(relayed) * ms:5.2f} ms   "
+              f"p99 {percentile(relayed, 0.99) * ms:8.2f} ms   (n={len(relayed)}){cpu}")
     print(f"  echo, idle server   p50   {statistics.median(echo) * ms:8.2f} ms   "
           f"p99 {percentile(echo, 0.99) * ms:8.2f} ms   (n={len(echo)}, {args.clients} sockets"
           + (f", {echo_cpu['daphne'] / len(echo) * ms:.2f} ms CPU each)" if echo_cpu else ")"))
@@ -1049,6 +1106,16 @@ def main() -> int:
     ratios = sorted(pair.ratio for pair in pairs)
     print(f"  ratio p99 move / echo to every seat   {statistics.median(ratios):6.2f}   (target <= 1.5; median of "
           f"{len(ratios)} pairs, {ratios[0]:.2f} to {ratios[-1]:.2f})")
+    if relayed:
+        relay_ratios = sorted(pair.relay_ratio for pair in pairs)
+        over_relay = sorted(pair.ratio / pair.relay_ratio for pair in pairs)
+        print(f"  ratio p99 relay through the worker / echo to every seat   {statistics.median(relay_ratios):6.2f}   "
+              f"(the move's road with no game; median of {len(relay_ratios)} pairs, {relay_ratios[0]:.2f} to "
+              f"{relay_ratios[-1]:.2f})")
+        print(f"  ratio p99 move / relay through the worker   {statistics.median(over_relay):6.2f}   (median of "
+              f"{len(over_relay)} pairs, {over_relay[0]:.2f} to {over_relay[-1]:.2f}); medians: move / echo "
+              f"{statistics.median(latencies) / statistics.median(room_echo):.2f}, relay / echo "
+              f"{statistics.median(relayed) / statistics.median(room_echo):.2f}")
     move_p99 = percentile(latencies, 0.99)
     print(f"  ratio p99 move / echo during games    {move_p99 / percentile(loaded, 0.99):6.2f}   "
           f"(idle echo: {move_p99 / percentile(echo, 0.99):.1f})")

@@ -78,6 +78,7 @@ import threading
 import time
 import uuid
 import weakref
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import redis.asyncio
@@ -102,9 +103,15 @@ START_OVERDUE_SHARE = 0.2
 BATCH_MOST = 8
 
 
+# Kinds of request only the live-play benchmark sends (bench/echo.py's relay through the worker), by kind: what
+# plays one in a move thread. Empty unless the benchmark's setting mounts its baselines (rooms/routing.py, the
+# worker command): a site's worker then drops a request of any kind but KINDS, and no socket of it can send one.
+BENCH_KINDS: dict[str, Callable[[dict], None]] = {}
+
+
 def _lane_of(kind: str) -> tuple[str, str]:
-    """The list a request of this kind waits in, and its bell."""
-    lane = live.key(QUEUE) if kind == "move" else live.key(QUEUE, "starts")
+    """The list a request of this kind waits in, and its bell. The benchmark's kinds wait with the moves."""
+    lane = live.key(QUEUE) if kind == "move" or kind in BENCH_KINDS else live.key(QUEUE, "starts")
     return lane, lane + ":bell"
 
 
@@ -166,7 +173,7 @@ async def hand_over(*, kind: str = "move", room_code: str, seat: int, mover: str
     """Queue a socket's request for the worker: a move (with its seq and action), a start or a play again.
     `mover` is the socket's name for this request; `reply_to` the socket's channel. It is not played after
     `deadline_from(sent_at)`."""
-    assert kind in KINDS
+    assert kind in KINDS or kind in BENCH_KINDS
     sent_at = time.time() if sent_at is None else sent_at
     payload = {"kind": kind, "room": room_code, "seat": seat, "seq": seq, "action": action, "mover": mover,
                "reply_to": reply_to, "language": language, "ref": ref, "sent_at": sent_at,
@@ -321,6 +328,13 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
     if _is_late(payload):
         log.warning("%s for room %s seat %s dropped: %.1f s old, its socket was told", payload["kind"],
                     payload["room"], payload["seat"], age)
+        return
+    if payload["kind"] not in KINDS:  # the benchmark's relay, or nothing a socket of the site can send
+        bench = BENCH_KINDS.get(payload["kind"])
+        if bench is None:
+            log.error("request of unknown kind %r for room %s dropped", payload["kind"], payload["room"])
+            return
+        bench(payload)
         return
     asked = {"room_code": payload["room"], "seat": payload["seat"], "mover": payload["mover"]}
     ahead = ClaimAhead(payload)
@@ -921,8 +935,8 @@ class MovePlayer:
             if payload is None:
                 payload = json.loads(raw)
             trace.begin(payload)
-            rode = payload.get("kind") == "move"
-            if rode:  # one write transaction: its round trip after commit clears it too
+            rode = payload.get("kind") == "move" or payload.get("kind") in BENCH_KINDS
+            if rode:  # one write transaction (or the relay's publish): its round trip after commit clears it too
                 live.ride_along(lambda pipe: pipe.lrem(self.taken_key, 1, raw))
             with live.replies_later():  # the round trip after its commit is sent, its replies read below
                 play(payload, games_in_play=self.games_in_play)

@@ -9,4 +9,5 @@ websocket_urlpatterns = [re_path(r"^ws/rooms/(?P<code>[A-Za-z0-9]{6})/$", RoomCo
 if os.environ.get("WICKWISE_BENCH_ECHO") == "1":  # the live-play benchmark's baseline; never in production
     from bench import echo
 
+    echo.mount()
     websocket_urlpatterns += echo.websocket_urlpatterns
