@@ -4,11 +4,12 @@ Mounted at /ws/echo/, /ws/echo/<group>/ and /ws/relay/<group>/ only when WICKWIS
 (bench/live_load.py sets it on its server), which also has the worker play the relay (`mount`)."""
 
 import itertools
+import time
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.urls import re_path
 
-from rooms import broadcast, live, move_queue
+from rooms import broadcast, live, move_queue, trace
 
 RELAY = "relay"  # the kind of request the relay hands to the worker (move_queue.BENCH_KINDS)
 
@@ -64,15 +65,21 @@ class RoomRelayConsumer(AsyncWebsocketConsumer):
                                    action=text_data)
 
     async def relay_out(self, message):
-        await self.send(text_data=message["text"])
+        text = message["text"]
+        if "trace" in message:  # traced (bench/live_load.py --trace): its stages, as a move's update carries them
+            text = trace.stamped_with(text, message["trace"], time.time())
+        await self.send(text_data=text)
 
 
 def play_relay(payload: dict) -> None:
     """The worker's move thread (move_queue.play): the message published to its group in one joined round trip
     after the commit a move would make (live.joined), which carries the request's clearing from the worker's
     list and whose replies are read at the request's end, as a move's are."""
+    message = {"type": "relay.out", "text": payload["action"]}
     with live.joined():
-        broadcast._send(relay_group(payload["room"]), {"type": "relay.out", "text": payload["action"]})
+        trace.mark("marked")
+        stamps = trace.current()
+        broadcast._send(relay_group(payload["room"]), message if stamps is None else {**message, "trace": stamps})
 
 
 def mount() -> None:

@@ -114,6 +114,7 @@ PROBE = "--probe" in sys.argv  # the same
 SAMPLE = "--sample-worker" in sys.argv  # the same
 GRACE_SECONDS = 20.0  # the site's grace period for a seat whose socket left: the wait after a games phase outlasts it
 TRACED: list[dict] = []  # with --trace: each move's stamps, from the client's send to the last seat's receipt
+RELAYS_TRACED: list[dict] = []  # the same for the relay through the worker's messages
 
 
 def refused_kind(ref) -> str:
@@ -368,6 +369,7 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
     through the worker (bench/echo.py), each message handed to the worker and published by a move thread."""
     seen: dict[tuple, list[float]] = {}
     sent: dict[tuple, float] = {}
+    traces: dict[tuple, dict] = {}  # traced relays (--trace): the worker's stamps and each seat's receipt
     waiting = [clients]
     all_connected = asyncio.Event()
     started = [0.0]
@@ -384,6 +386,11 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
                     async for raw in ws:
                         message = json.loads(raw)
                         seen.setdefault((room, message["round"], message["seat"]), []).append(time.perf_counter())
+                        if "trace" in message:
+                            entry = traces[(room, message["round"], message["seat"])]
+                            entry["seats"].append({**message["trace"], "client": time.time()})
+                            if len(entry["seats"]) == 4:
+                                RELAYS_TRACED.append(entry)
                         received[message["round"]] = received.get(message["round"], 0) + 1
                         if received.get(current[0]) == 4:
                             round_over.set()
@@ -403,6 +410,8 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
                 if think:
                     await asyncio.sleep(random.uniform(0, 2 * think))
                 sent[(room, round_, seat)] = time.perf_counter()
+                if TRACE and path == "relay":
+                    traces[(room, round_, seat)] = {"client_sent": time.time(), "seats": []}
                 await ws.send(json.dumps({"round": round_, "seat": seat}))
                 if received.get(round_) != 4:
                     await round_over.wait()
@@ -1122,6 +1131,11 @@ def main() -> int:
     if TRACE:
         print_stages(TRACED)
         print_hand_over(TRACED)
+        if RELAYS_TRACED:
+            print("  the relay through the worker:")
+            print_stages(RELAYS_TRACED)
+            print_hand_over(RELAYS_TRACED)
+            print_medians({"move": TRACED, "relay": RELAYS_TRACED})
         kept = ROOT / "var" / "bench" / "traced-moves.json"  # every move's stamps, to look at again
         kept.parent.mkdir(parents=True, exist_ok=True)
         kept.write_text(json.dumps(TRACED))
@@ -1205,6 +1219,31 @@ def print_stages(traced: list[dict], above: float = 0.95) -> None:
     for name in names:
         all_ms, tail_ms = (columns[label].get(name, 0.0) * 1000 for label in ("all", "tail"))
         print(f"    {name:22} {all_ms:7.2f} | {tail_ms:7.2f}")
+
+
+def print_medians(traced: dict[str, list[dict]]) -> None:
+    """The median of each gap between consecutive stages, for each kind of request traced side by side (a median
+    a gap: they do not add up to the median of the whole)."""
+    names = ("client_sent", "sent", "landed", "took", "replied", "taken", "begun", "committed", "marked",
+             "received", "client")
+    columns = {}
+    for label, entries in traced.items():
+        gaps: dict[str, list[float]] = {}
+        for entry in entries:
+            last_seat = max(entry["seats"], key=lambda seat: seat["client"])
+            stamps = {"client_sent": entry["client_sent"], **{name: last_seat.get(name) for name in names[1:-2]},
+                      "received": max(seat["received"] for seat in entry["seats"]), "client": last_seat["client"]}
+            present = [(name, stamps[name]) for name in names if stamps.get(name) is not None]
+            for (a, t_a), (b, t_b) in zip(present, present[1:]):
+                gaps.setdefault(f"{a}>{b}", []).append(t_b - t_a)
+            total = last_seat["client"] - entry["client_sent"]
+            gaps.setdefault("whole", []).append(total)
+        columns[label] = {name: statistics.median(values) for name, values in gaps.items()}
+    rows = list(dict.fromkeys(name for column in columns.values() for name in column))
+    print("  median ms a stage: " + " | ".join(f"{label} ({len(traced[label])})" for label in columns))
+    for name in rows:
+        print(f"    {name:22} " + " | ".join(f"{column[name] * 1000:7.2f}" if name in column else "      -"
+                                            for column in columns.values()))
 
 
 def _slowest(traced: list[dict], above: float) -> tuple[list[dict], float]:
