@@ -183,12 +183,22 @@ async def hand_over(*, kind: str = "move", room_code: str, seat: int, mover: str
     if trace.ON:  # the same push, with Redis's clock as it lands in the request (its `landed` stamp)
         await client_for_this_loop().eval(_PUSH_STAMPED, 2, lane, bell, text)
         return
-    async with client_for_this_loop().pipeline(transaction=False) as pipe:  # one round trip, in this order
-        pipe.rpush(lane, text)
-        pipe.rpush(bell, 1)
-        pipe.ltrim(bell, 0, 0)  # a bell holds one ring at most
-        await pipe.execute()
+    # One command, not a pipeline of three: redis-py's asyncio pipeline cost daphne's loop about a third more
+    # CPU than one command does (docs/benchmarks.md, "relay through the worker").
+    try:
+        await client_for_this_loop().evalsha(_PUSH_DIGEST, 2, lane, bell, text)
+    except NoScriptError:  # Redis lost it (restarted, or its scripts flushed): sent whole, which loads it again
+        await client_for_this_loop().eval(_PUSH, 2, lane, bell, text)
 
+
+# hand_over's push: the request (ARGV[1]) onto its lane (KEYS[1]), and its lane's bell (KEYS[2]) rung; a bell
+# holds one ring at most.
+_PUSH = """
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('RPUSH', KEYS[2], 1)
+redis.call('LTRIM', KEYS[2], 0, 0)
+"""
+_PUSH_DIGEST = hashlib.sha1(_PUSH.encode()).hexdigest()
 
 # hand_over's push when moves are traced: the request (ARGV[1], a JSON object) with `landed`, Redis's clock
 # as it is pushed, onto its lane (KEYS[1]), and its lane's bell (KEYS[2]) rung.

@@ -6,10 +6,13 @@ worker had taken."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 
 import pytest
+import redis.asyncio
+from redis.exceptions import NoScriptError
 
 from rooms import live, move_queue
 from tests.rooms.helpers import wait_for
@@ -304,3 +307,23 @@ def test_a_rooms_next_request_is_played_when_the_one_before_it_raised(recorder, 
     assert recorder.ended == ["move#0", "move#1"]
     assert not player.rooms_in_play and player.queued == 0
     assert (player.begun_from_pool, player.begun_in_turn) == (2, 0)
+
+
+def test_a_push_lands_and_rings_its_bell_even_when_redis_lost_the_push_script(monkeypatch):
+    """hand_over's push goes by its script's digest; a Redis that lost the script (restarted, or its scripts
+    flushed) gets it whole, and the request lands all the same, its lane's bell rung once."""
+    lane, bell = move_queue._lane_of("move")
+    sent = []
+    real_evalsha = redis.asyncio.Redis.evalsha
+
+    async def lost_once(self, digest, *args):
+        sent.append(digest)
+        if len(sent) == 1:
+            raise NoScriptError("NOSCRIPT No matching script.")
+        return await real_evalsha(self, digest, *args)
+
+    monkeypatch.setattr(redis.asyncio.Redis, "evalsha", lost_once)
+    hand_over_all([("move", "M00001", "move#1"), ("move", "M00002", "move#2")])
+    assert sent == [move_queue._PUSH_DIGEST] * 2  # the second by its digest again: the first loaded it
+    assert [json.loads(raw)["mover"] for raw in live.client().lrange(lane, 0, -1)] == ["move#1", "move#2"]
+    assert live.client().lrange(bell, 0, -1) == ["1"]
