@@ -3,12 +3,13 @@ onto the moves' list and its bell rung, as a pipeline of three commands (RPUSH, 
 December 2026), as one command (`move_queue.hand_over` now: EVALSHA of the same three), and one PUBLISH of the
 same text for scale (what the echo to every seat's consumer sends instead).
 
-    python bench/push_cost.py [--pushes 3000] [--rounds 5]
+    python bench/push_cost.py [--pushes 3000] [--rounds 6]
 
 Each round times --pushes of each way, one after another on one event loop and the consumer's Redis client for
 it (move_queue.client_for_this_loop); the process's CPU time and the wall time a push are one sample, the ways
-interleaved round by round. Prints the median of each, in microseconds. A local Redis (started if none
-answers at REDIS_URL), under a key prefix of its own; nothing is left in it.
+interleaved round by round, their order rotated each round (so that no way is always first or last: with a
+multiple of three rounds, each way runs in each place as often). Prints the median of each, in microseconds.
+A local Redis (started if none answers at REDIS_URL), under a key prefix of its own; nothing is left in it.
 """
 
 from __future__ import annotations
@@ -54,8 +55,10 @@ async def measure(pushes: int, rounds: int) -> dict[str, list[tuple[float, float
 
     ways = {"pipeline of three": pipeline, "one command": one_command, "one PUBLISH": publish}
     samples: dict[str, list[tuple[float, float]]] = {way: [] for way in ways}
-    for _round in range(rounds):
-        for way, push in ways.items():
+    names = list(ways)
+    for round_ in range(rounds):
+        for way in names[round_ % len(names):] + names[:round_ % len(names)]:  # rotated: no order bias
+            push = ways[way]
             await client.delete(lane, bell)
             wall, cpu = time.perf_counter(), time.process_time()
             for _push in range(pushes):
@@ -70,12 +73,13 @@ async def measure(pushes: int, rounds: int) -> dict[str, list[tuple[float, float
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pushes", type=int, default=3000)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=6, help="a multiple of three puts each way in each place equally")
     args = parser.parse_args()
     with started_redis() as redis_url:
         setup_django("push_cost", redis_url=redis_url)
         samples = asyncio.run(measure(args.pushes, args.rounds))
-    print(f"daphne's push, in one process: {args.rounds} rounds of {args.pushes} of each; medians, µs a push")
+    print(f"daphne's push, in one process: {args.rounds} rounds of {args.pushes} of each, their order rotated "
+          f"each round; medians, µs a push")
     for way, figures in samples.items():
         print(f"  {way:18}  CPU {statistics.median(c for c, _w in figures):7.1f}   wall "
               f"{statistics.median(w for _c, w in figures):7.1f}   (CPU by round: "
