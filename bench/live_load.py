@@ -1,6 +1,7 @@
 """Live-play load: many WebSocket clients in rooms of four playing candles on one daphne and one worker.
 
     python bench/live_load.py --clients 200 [--games 2] [--think 0] [--pairs 5] [--move-threads 4] [--echo-messages 30]
+                              [--relay]
 
 Prints decisions per second, the server's CPU per move, and the time from a move being sent to every seat
 of its room receiving the update (p50, p99), next to bare Channels consumers on the same server in the
@@ -12,8 +13,9 @@ same run:
 - relay through the worker: the same sockets and pace as the echo to every seat, but each message takes the
   move's road (bench/echo.py): daphne pushes it onto the worker's list of moves, the worker's intake takes it
   and hands it to a move thread, which publishes it to the room in the round trip a move's update goes in,
-  with no game, no database and no claim. Its p99 over the echo's is the floor of the move's road; the move's
-  over it is the game's work. Run between each pair's echo and games (--no-relay leaves it out).
+  with no game, no database and no claim: its figures beside the echo's and the move's tell the road from
+  the game's work (its consumer, like the echo's, pays Channels' dispatch hop a frame that the room's does
+  not). Only with --relay, between each pair's echo and games; without it a run has the phases it had before.
 - a one-socket echo: with as many sockets before play, and 20 sockets pausing between round trips while
   the games are played (how responsive the server stays for everything else).
 
@@ -634,7 +636,7 @@ class Pair:
     room_echo_client: str = ""  # the client's stalls in each phase (ClientWatch.summary)
     client: str = ""
     left: dict | None = None  # by phase: daphne's CPU seconds as that phase's sockets left (Server.settle)
-    # The relay through the worker, run between the echo and the games (none with --no-relay): its times, its
+    # The relay through the worker, run between the echo and the games (only with --relay): its times, its
     # messages a second, the CPU of its phase by process, and the client's stalls in it.
     relay: list[float] | None = None
     relay_rate: float = 0.0
@@ -655,7 +657,7 @@ class Pair:
 
     @property
     def relay_ratio(self) -> float:
-        """The relay through the worker's p99 over the echo to every seat's: the floor of the move's road."""
+        """The relay through the worker's p99 over the echo to every seat's: the move's road with no game."""
         return percentile(self.relay, 0.99) / percentile(self.room_echo, 0.99)
 
     def relay_line(self) -> str:
@@ -671,7 +673,7 @@ class Pair:
 
 
 def run_pair(server: Server, args) -> Pair:
-    """The echo to every seat, the relay through the worker (unless --no-relay), then the games. Every phase
+    """The echo to every seat, the relay through the worker (only with --relay), then the games. Every phase
     gets the same client: its collector set by client_collector, its stalls watched. Each phase
     starts once daphne and the worker are done with the sockets of the phase before (Server.settle): daphne's
     CPU of their leaving is counted apart (`left`), not in the next phase's."""
@@ -684,7 +686,7 @@ def run_pair(server: Server, args) -> Pair:
     echo_left = server.settle()
     relay = relay_cpu = None
     relay_rate, relay_watch = 0.0, ClientWatch()
-    if not getattr(args, "no_relay", False):
+    if getattr(args, "relay", False):
         cpu_before = server.cpu_seconds()
         with client_collector(args.client_gc):
             relay, relay_elapsed = asyncio.run(relay_watch.watching(
@@ -1000,7 +1002,7 @@ def _age_line(pair: Pair, args) -> str:
             f"echo to every seat p99 {percentile(pair.room_echo, 0.99) * ms:.0f} ms")
 
 
-def main() -> int:
+def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--games", type=int, default=2, help="games each room plays")
@@ -1014,8 +1016,9 @@ def main() -> int:
                         help="with --think, each host waits as long as a move before pressing Start (else all at once)")
     parser.add_argument("--pairs", type=int, default=5,
                         help="echo-to-every-seat phases, each followed by its games; the ratio is their median")
-    parser.add_argument("--no-relay", action="store_true",
-                        help="leave out the relay through the worker (the phase between each pair's echo and games)")
+    parser.add_argument("--relay", action="store_true",
+                        help="add the relay through the worker (the move's road with no game) between each pair's "
+                             "echo and games; without it, a run has the phases it had before")
     add_compare_arguments(parser)
     parser.add_argument("--client-gc", action="store_true",
                         help="leave this client's garbage collector on during the timed phases, as before "
@@ -1032,6 +1035,11 @@ def main() -> int:
     parser.add_argument("--trace", action="store_true",
                         help="the server stamps each move's stages (rooms/trace.py): print where the slowest "
                              "moves' time went, and log pauses to var/bench/server.log")
+    return parser
+
+
+def main() -> int:
+    parser = arguments()
     args = parser.parse_args()
     if args.clients < 4 or args.clients % 4:
         parser.error("--clients must be a multiple of 4")
@@ -1065,7 +1073,7 @@ def main() -> int:
     pace = f"thinking 0-{2 * args.think:g} s before each move" if args.think else "acting at once"
     print(f"live play: {args.clients} clients in {args.clients // 4} rooms of four, {args.games} games each, "
           f"{pace}, one daphne + one worker, {database}; {args.pairs} pairs of (echo to every seat, "
-          f"{'' if args.no_relay else 'relay through the worker, '}games)")
+          f"{'relay through the worker, ' if args.relay else ''}games)")
     for number, pair in enumerate(pairs, 1):
         cpu = (f"   CPU a move: daphne {pair.cpu['daphne'] / pair.moves * ms:.2f} ms, worker "
                f"{pair.cpu['worker'] / pair.moves * ms:.2f} ms; a relay: daphne "
