@@ -74,6 +74,7 @@ import functools
 import hashlib
 import json
 import logging
+import os
 import threading
 import time
 import uuid
@@ -107,6 +108,18 @@ BATCH_MOST = 8
 # plays one in a move thread. Empty unless the benchmark's setting mounts its baselines (rooms/routing.py, the
 # worker command): a site's worker then drops a request of any kind but KINDS, and no socket of it can send one.
 BENCH_KINDS: dict[str, Callable[[dict], None]] = {}
+
+
+def mount_bench_kinds() -> bool:
+    """Where the live-play benchmark's setting is on (WICKWISE_BENCH_ECHO=1, bench/live_load.py's server), its
+    kinds registered (bench/echo.py `mount`) and True; elsewhere, a site's daphne and worker, nothing and False.
+    The one decision both rooms/routing.py and the worker command take."""
+    if os.environ.get("WICKWISE_BENCH_ECHO") != "1":
+        return False
+    from bench import echo
+
+    echo.mount()
+    return True
 
 
 def _lane_of(kind: str) -> tuple[str, str]:
