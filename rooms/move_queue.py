@@ -356,6 +356,7 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
         bench = BENCH_KINDS.get(payload["kind"])
         if bench is None:
             log.error("request of unknown kind %r for room %s dropped", payload["kind"], payload["room"])
+            _refuse_unknown(payload)
             return
         bench(payload)
         return
@@ -379,6 +380,22 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
                 raise
         finally:
             ahead.close()
+
+
+def _refuse_unknown(payload: dict) -> None:
+    """A request of a kind this worker does not play: its socket told at once, with the refusal of a request
+    past its deadline, rather than its player waiting the deadline out. Claimed as told first, as a late
+    request is, so that nothing tells twice; if Redis cannot be asked, told all the same (a socket ignores a
+    second refusal of one request)."""
+    if not payload.get("reply_to") or not payload.get("mover"):
+        return
+    try:
+        if not live.client().set(_answer_key(payload["mover"]), "told", nx=True, ex=_answer_ttl()):
+            return  # its socket already told its player
+    except RedisError:
+        pass
+    with translation.override(payload.get("language") or settings.LANGUAGE_CODE):
+        _refuse({**payload, "ref": payload.get("ref")}, _too_late())
 
 
 def _answered(payload: dict, error: Exception, ahead: ClaimAhead) -> bool:

@@ -13,8 +13,10 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
+from channels.layers import get_channel_layer
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
+from django.core.management import call_command
 
 from bench import echo
 from rooms import broadcast, live, move_queue
@@ -99,25 +101,75 @@ async def test_a_relayed_message_reaches_every_socket_of_its_room_through_the_wo
         await socket.disconnect()
 
 
-async def test_a_worker_without_the_benchmarks_setting_drops_a_relay(worker, caplog):
+async def test_a_worker_without_the_benchmarks_setting_drops_a_relay_and_tells_its_socket_at_once(worker, caplog,
+                                                                                                   monkeypatch):
     """A site's worker never relays: the kind is not registered, and a request of it (which no socket of the site
-    can hand over) is dropped and cleared from its list."""
+    can hand over) is dropped and cleared from its list, its socket told at once with the refusal a request past
+    its deadline gets (its player does not wait the deadline out), and its room's next request still played."""
     assert echo.RELAY not in move_queue.BENCH_KINDS
     room = [await connected("/ws/relay/r3/") for _ in range(2)]
     with pytest.raises(AssertionError):  # daphne cannot hand one over either
         await move_queue.hand_over(kind=echo.RELAY, room_code="r3", seat=0, mover="x#1", reply_to="x",
                                    language="en", action="{}")
+    played, real_play = [], move_queue.play
+
+    def play(payload, **options):  # the site's kinds recorded, not played (the room has no game)
+        if payload["kind"] in move_queue.KINDS:
+            played.append(payload["mover"])
+        else:
+            real_play(payload, **options)
+
+    monkeypatch.setattr(move_queue, "play", play)
+    layer = get_channel_layer()
+    reply_to = await layer.new_channel()
     now = time.time()
     payload = {"kind": echo.RELAY, "room": "r3", "seat": 0, "seq": None, "action": '{"n":1}', "mover": "x#1",
-               "reply_to": "x", "language": "en", "ref": None, "sent_at": now, "deadline": now + 5}
+               "reply_to": reply_to, "language": "pt-br", "ref": "r 1", "sent_at": now, "deadline": now + 5}
     lane = live.key(move_queue.QUEUE)
     live.client().rpush(lane, json.dumps(payload))
     live.client().rpush(lane + ":bell", 1)
-    wait_for(lambda: "request of unknown kind 'relay'" in caplog.text, what="the relay dropped")
+    await move_queue.hand_over(kind="move", room_code="r3", seat=0, mover="x#2", seq=1, reply_to=reply_to,
+                               language="en", action={"type": "play"})
+    refusal = await asyncio.wait_for(layer.receive(reply_to), timeout=WAIT_SECONDS)
+    assert time.time() < now + 2  # told at once, well before its deadline
+    assert {key: refusal[key] for key in ("type", "mover", "code", "ref")} == {
+        "type": "request.refused", "mover": "x#1", "code": "move_unanswered", "ref": "r 1"}
+    assert refusal["message"].startswith("O servidor não respondeu")  # in its player's language
+    assert live.client().get(move_queue._answer_key("x#1")) == "told"  # its socket's own deadline tells nothing
+    assert "request of unknown kind 'relay'" in caplog.text
+    wait_for(lambda: played == ["x#2"], what="the room's next request played")
     wait_for(lambda: live.client().llen(worker.taken_key) == 0, what="the worker's list cleared")
     for socket in room:
         assert await socket.receive_nothing(timeout=0.2)
         await socket.disconnect()
+
+
+def test_the_benchmarks_kinds_are_mounted_only_with_its_setting(monkeypatch):
+    """The one decision rooms/routing.py and the worker command take (move_queue.mount_bench_kinds): without
+    the benchmark's setting, a site's worker registers no kind; with it, the relay."""
+    monkeypatch.setattr(move_queue, "BENCH_KINDS", {})
+    monkeypatch.delenv("WICKWISE_BENCH_ECHO", raising=False)
+    assert move_queue.mount_bench_kinds() is False
+    monkeypatch.setenv("WICKWISE_BENCH_ECHO", "0")
+    assert move_queue.mount_bench_kinds() is False
+    assert move_queue.BENCH_KINDS == {}
+    monkeypatch.setenv("WICKWISE_BENCH_ECHO", "1")
+    assert move_queue.mount_bench_kinds() is True
+    assert list(move_queue.BENCH_KINDS.items()) == [(echo.RELAY, echo.play_relay)]
+
+
+def test_the_worker_command_takes_that_decision(monkeypatch):
+    """The worker command mounts by move_queue.mount_bench_kinds before it plays anything (stopped right there)."""
+
+    class Mounted(Exception):
+        pass
+
+    def mounted():
+        raise Mounted
+
+    monkeypatch.setattr(move_queue, "mount_bench_kinds", mounted)
+    with pytest.raises(Mounted):
+        call_command("worker", "--once")
 
 
 def test_the_relay_is_not_mounted_on_the_site():
