@@ -1,6 +1,7 @@
 """Live-play load: many WebSocket clients in rooms of four playing candles on one daphne and one worker.
 
     python bench/live_load.py --clients 200 [--games 2] [--think 0] [--pairs 5] [--move-threads 4] [--echo-messages 30]
+                              [--relay]
 
 Prints decisions per second, the server's CPU per move, and the time from a move being sent to every seat
 of its room receiving the update (p50, p99), next to bare Channels consumers on the same server in the
@@ -9,6 +10,12 @@ same run:
 - echo to every seat: the same traffic as play with no game behind it. The same number of sockets in
   rooms of four each send one message a round at the same pace as the players, and a bare consumer relays
   it through the channel layer to the four sockets of its room. The target compares against this one.
+- relay through the worker: the same sockets and pace as the echo to every seat, but each message takes the
+  move's road (bench/echo.py): daphne pushes it onto the worker's list of moves, the worker's intake takes it
+  and hands it to a move thread, which publishes it to the room in the round trip a move's update goes in,
+  with no game, no database and no claim: its figures beside the echo's and the move's tell the road from
+  the game's work (its consumer, like the echo's, pays Channels' dispatch hop a frame that the room's does
+  not). Only with --relay, between each pair's echo and games; without it a run has the phases it had before.
 - a one-socket echo: with as many sockets before play, and 20 sockets pausing between round trips while
   the games are played (how responsive the server stays for everything else).
 
@@ -109,6 +116,7 @@ PROBE = "--probe" in sys.argv  # the same
 SAMPLE = "--sample-worker" in sys.argv  # the same
 GRACE_SECONDS = 20.0  # the site's grace period for a seat whose socket left: the wait after a games phase outlasts it
 TRACED: list[dict] = []  # with --trace: each move's stamps, from the client's send to the last seat's receipt
+RELAYS_TRACED: list[dict] = []  # the same for the relay through the worker's messages
 
 
 def refused_kind(ref) -> str:
@@ -354,20 +362,22 @@ async def echo_phase(server: Server, clients: int, messages: int) -> list[float]
 
 
 async def room_echo_phase(server: Server, clients: int, rounds: int, think: float,
-                          watch: ClientWatch | None = None) -> tuple[list[float], float]:
+                          watch: ClientWatch | None = None, path: str = "echo") -> tuple[list[float], float]:
     """The same traffic as play, on bare Channels: the same sockets in rooms of four, each sending one
     message a round (at once, or after thinking as the players do), relayed by a bare consumer to all four
     sockets of its room through the channel layer. A socket's round ends once it has seen the four messages
     of that round, as a candles round does. Returns (message sent -> the last of its room's four sockets
-    received it) and the seconds from the first round to the end of the last."""
+    received it) and the seconds from the first round to the end of the last. `path` "relay": the relay
+    through the worker (bench/echo.py), each message handed to the worker and published by a move thread."""
     seen: dict[tuple, list[float]] = {}
     sent: dict[tuple, float] = {}
+    traces: dict[tuple, dict] = {}  # traced relays (--trace): the worker's stamps and each seat's receipt
     waiting = [clients]
     all_connected = asyncio.Event()
     started = [0.0]
 
     async def one(room: int, seat: int):
-        async with server.socket(f"/ws/echo/r{room}/") as ws:
+        async with server.socket(f"/ws/{path}/r{room}/") as ws:
             received: dict[int, int] = {}
             round_over = asyncio.Event()
             current = [0]
@@ -378,6 +388,11 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
                     async for raw in ws:
                         message = json.loads(raw)
                         seen.setdefault((room, message["round"], message["seat"]), []).append(time.perf_counter())
+                        if "trace" in message:
+                            entry = traces[(room, message["round"], message["seat"])]
+                            entry["seats"].append({**message["trace"], "client": time.time()})
+                            if len(entry["seats"]) == 4:
+                                RELAYS_TRACED.append(entry)
                         received[message["round"]] = received.get(message["round"], 0) + 1
                         if received.get(current[0]) == 4:
                             round_over.set()
@@ -397,6 +412,8 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
                 if think:
                     await asyncio.sleep(random.uniform(0, 2 * think))
                 sent[(room, round_, seat)] = time.perf_counter()
+                if TRACE and path == "relay":
+                    traces[(room, round_, seat)] = {"client_sent": time.time(), "seats": []}
                 await ws.send(json.dumps({"round": round_, "seat": seat}))
                 if received.get(round_) != 4:
                     await round_over.wait()
@@ -619,6 +636,12 @@ class Pair:
     room_echo_client: str = ""  # the client's stalls in each phase (ClientWatch.summary)
     client: str = ""
     left: dict | None = None  # by phase: daphne's CPU seconds as that phase's sockets left (Server.settle)
+    # The relay through the worker, run between the echo and the games (only with --relay): its times, its
+    # messages a second, the CPU of its phase by process, and the client's stalls in it.
+    relay: list[float] | None = None
+    relay_rate: float = 0.0
+    relay_cpu: dict | None = None
+    relay_client: str = ""
 
     @property
     def daphne_a_relay(self) -> float:
@@ -632,9 +655,26 @@ class Pair:
     def ratio(self) -> float:
         return percentile(self.latencies, 0.99) / percentile(self.room_echo, 0.99)
 
+    @property
+    def relay_ratio(self) -> float:
+        """The relay through the worker's p99 over the echo to every seat's: the move's road with no game."""
+        return percentile(self.relay, 0.99) / percentile(self.room_echo, 0.99)
+
+    def relay_line(self) -> str:
+        """The relay's figures beside the echo's and the move's, with its CPU a message; empty without it."""
+        if not self.relay:
+            return ""
+        ms = 1000.0
+        cpu = (f"; CPU a relay: daphne {self.relay_cpu['daphne'] / len(self.relay) * ms:.2f}, worker "
+               f"{self.relay_cpu['worker'] / len(self.relay) * ms:.2f} ms") if self.relay_cpu else ""
+        return (f"relay through the worker p50 {statistics.median(self.relay) * ms:5.1f} p99 "
+                f"{percentile(self.relay, 0.99) * ms:5.1f} ms ({self.relay_rate:5.1f}/s) | ratio to the echo "
+                f"{self.relay_ratio:4.2f}, move over relay {self.ratio / self.relay_ratio:4.2f}{cpu}")
+
 
 def run_pair(server: Server, args) -> Pair:
-    """Both phases get the same client: its collector set by client_collector, its stalls watched. Each phase
+    """The echo to every seat, the relay through the worker (only with --relay), then the games. Every phase
+    gets the same client: its collector set by client_collector, its stalls watched. Each phase
     starts once daphne and the worker are done with the sockets of the phase before (Server.settle): daphne's
     CPU of their leaving is counted apart (`left`), not in the next phase's."""
     echo_watch, game_watch = ClientWatch(), ClientWatch()
@@ -644,13 +684,25 @@ def run_pair(server: Server, args) -> Pair:
             room_echo_phase(server, args.clients, args.games * CANDLES_ROUNDS, args.think, echo_watch)))
     room_echo_cpu = {name: used - cpu_before[name] for name, used in server.cpu_seconds().items()}
     echo_left = server.settle()
+    relay = relay_cpu = None
+    relay_rate, relay_watch = 0.0, ClientWatch()
+    if getattr(args, "relay", False):
+        cpu_before = server.cpu_seconds()
+        with client_collector(args.client_gc):
+            relay, relay_elapsed = asyncio.run(relay_watch.watching(
+                room_echo_phase(server, args.clients, args.games * CANDLES_ROUNDS, args.think, relay_watch,
+                                path="relay")))
+        relay_cpu = {name: used - cpu_before[name] for name, used in server.cpu_seconds().items()}
+        relay_rate = len(relay) / relay_elapsed
+        server.settle()
     with client_collector(args.client_gc):
         latencies, moves, elapsed, loaded, cpu = asyncio.run(game_watch.watching(
             game_phase(server, args.clients, args.games, args.echo_clients, args.think, args.stagger_starts,
                        game_watch)))
     games_left = server.settle(after=GRACE_SECONDS + 1)  # its seats' grace periods run out meanwhile
     return Pair(room_echo, len(room_echo) / room_echo_elapsed, room_echo_cpu, latencies, moves, elapsed, loaded, cpu,
-                echo_watch.summary(), game_watch.summary(), {"echo": echo_left, "games": games_left})
+                echo_watch.summary(), game_watch.summary(), {"echo": echo_left, "games": games_left},
+                relay, relay_rate, relay_cpu, relay_watch.summary() if relay else "")
 
 
 # --- One run, two databases (--databases sqlite,postgresql) ------------------------------------------------
@@ -817,6 +869,8 @@ def compare_databases(args) -> int:
             for name in databases if round_ % 2 == 0 else databases[::-1]:
                 results.append(_compared_pair(name, servers, urls[name][1], args))
                 print(f"  {DATABASE_NAMES[name]:10} {_pair_line(results[-1].pair)}", flush=True)
+                if results[-1].pair.relay:
+                    print(f"             {results[-1].pair.relay_line()}", flush=True)
                 print(f"             client: echo phase {results[-1].pair.room_echo_client} | games "
                       f"{results[-1].pair.client}", flush=True)
     _print_comparison(databases, results, args)
@@ -948,7 +1002,7 @@ def _age_line(pair: Pair, args) -> str:
             f"echo to every seat p99 {percentile(pair.room_echo, 0.99) * ms:.0f} ms")
 
 
-def main() -> int:
+def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--games", type=int, default=2, help="games each room plays")
@@ -962,6 +1016,9 @@ def main() -> int:
                         help="with --think, each host waits as long as a move before pressing Start (else all at once)")
     parser.add_argument("--pairs", type=int, default=5,
                         help="echo-to-every-seat phases, each followed by its games; the ratio is their median")
+    parser.add_argument("--relay", action="store_true",
+                        help="add the relay through the worker (the move's road with no game) between each pair's "
+                             "echo and games; without it, a run has the phases it had before")
     add_compare_arguments(parser)
     parser.add_argument("--client-gc", action="store_true",
                         help="leave this client's garbage collector on during the timed phases, as before "
@@ -978,6 +1035,11 @@ def main() -> int:
     parser.add_argument("--trace", action="store_true",
                         help="the server stamps each move's stages (rooms/trace.py): print where the slowest "
                              "moves' time went, and log pauses to var/bench/server.log")
+    return parser
+
+
+def main() -> int:
+    parser = arguments()
     args = parser.parse_args()
     if args.clients < 4 or args.clients % 4:
         parser.error("--clients must be a multiple of 4")
@@ -1010,7 +1072,8 @@ def main() -> int:
     database = "PostgreSQL" if server.env["DATABASE_URL"].startswith("postgres") else "SQLite"
     pace = f"thinking 0-{2 * args.think:g} s before each move" if args.think else "acting at once"
     print(f"live play: {args.clients} clients in {args.clients // 4} rooms of four, {args.games} games each, "
-          f"{pace}, one daphne + one worker, {database}; {args.pairs} pairs of (echo to every seat, games)")
+          f"{pace}, one daphne + one worker, {database}; {args.pairs} pairs of (echo to every seat, "
+          f"{'relay through the worker, ' if args.relay else ''}games)")
     for number, pair in enumerate(pairs, 1):
         cpu = (f"   CPU a move: daphne {pair.cpu['daphne'] / pair.moves * ms:.2f} ms, worker "
                f"{pair.cpu['worker'] / pair.moves * ms:.2f} ms; a relay: daphne "
@@ -1022,7 +1085,10 @@ def main() -> int:
               f"every seat p50 {statistics.median(pair.room_echo) * ms:5.0f} p99 "
               f"{percentile(pair.room_echo, 0.99) * ms:5.0f} ms ({pair.room_echo_rate:5.1f}/s) | ratio "
               f"{pair.ratio:4.2f}{cpu}")
-        print(f"          client: echo phase {pair.room_echo_client} | games {pair.client}")
+        if pair.relay:
+            print(f"          {pair.relay_line()}")
+        print(f"          client: echo phase {pair.room_echo_client} | games {pair.client}"
+              + (f" | relay {pair.relay_client}" if pair.relay else ""))
     latencies = [value for pair in pairs for value in pair.latencies]
     room_echo = [value for pair in pairs for value in pair.room_echo]
     loaded = [value for pair in pairs for value in pair.loaded_echo]
@@ -1041,6 +1107,14 @@ def main() -> int:
           f"p99 {percentile(latencies, 0.99) * ms:8.2f} ms   (n={len(latencies)})")
     print(f"  echo to every seat  p50   {statistics.median(room_echo) * ms:8.2f} ms   "
           f"p99 {percentile(room_echo, 0.99) * ms:8.2f} ms   (n={len(room_echo)})")
+    relayed = [value for pair in pairs if pair.relay for value in pair.relay]
+    if relayed:
+        cpu = ""
+        if pairs[0].relay_cpu:
+            cpu = (f"   (CPU a relay: daphne {sum(p.relay_cpu['daphne'] for p in pairs) / len(relayed) * ms:.2f}, "
+                   f"worker {sum(p.relay_cpu['worker'] for p in pairs) / len(relayed) * ms:.2f} ms)")
+        print(f"  relay through the worker p50 {statistics.median(relayed) * ms:5.2f} ms   "
+              f"p99 {percentile(relayed, 0.99) * ms:8.2f} ms   (n={len(relayed)}){cpu}")
     print(f"  echo, idle server   p50   {statistics.median(echo) * ms:8.2f} ms   "
           f"p99 {percentile(echo, 0.99) * ms:8.2f} ms   (n={len(echo)}, {args.clients} sockets"
           + (f", {echo_cpu['daphne'] / len(echo) * ms:.2f} ms CPU each)" if echo_cpu else ")"))
@@ -1049,12 +1123,27 @@ def main() -> int:
     ratios = sorted(pair.ratio for pair in pairs)
     print(f"  ratio p99 move / echo to every seat   {statistics.median(ratios):6.2f}   (target <= 1.5; median of "
           f"{len(ratios)} pairs, {ratios[0]:.2f} to {ratios[-1]:.2f})")
+    if relayed:
+        relay_ratios = sorted(pair.relay_ratio for pair in pairs)
+        over_relay = sorted(pair.ratio / pair.relay_ratio for pair in pairs)
+        print(f"  ratio p99 relay through the worker / echo to every seat   {statistics.median(relay_ratios):6.2f}   "
+              f"(the move's road with no game; median of {len(relay_ratios)} pairs, {relay_ratios[0]:.2f} to "
+              f"{relay_ratios[-1]:.2f})")
+        print(f"  ratio p99 move / relay through the worker   {statistics.median(over_relay):6.2f}   (median of "
+              f"{len(over_relay)} pairs, {over_relay[0]:.2f} to {over_relay[-1]:.2f}); medians: move / echo "
+              f"{statistics.median(latencies) / statistics.median(room_echo):.2f}, relay / echo "
+              f"{statistics.median(relayed) / statistics.median(room_echo):.2f}")
     move_p99 = percentile(latencies, 0.99)
     print(f"  ratio p99 move / echo during games    {move_p99 / percentile(loaded, 0.99):6.2f}   "
           f"(idle echo: {move_p99 / percentile(echo, 0.99):.1f})")
     if TRACE:
         print_stages(TRACED)
         print_hand_over(TRACED)
+        if RELAYS_TRACED:
+            print("  the relay through the worker:")
+            print_stages(RELAYS_TRACED)
+            print_hand_over(RELAYS_TRACED)
+            print_medians({"move": TRACED, "relay": RELAYS_TRACED})
         kept = ROOT / "var" / "bench" / "traced-moves.json"  # every move's stamps, to look at again
         kept.parent.mkdir(parents=True, exist_ok=True)
         kept.write_text(json.dumps(TRACED))
@@ -1138,6 +1227,31 @@ def print_stages(traced: list[dict], above: float = 0.95) -> None:
     for name in names:
         all_ms, tail_ms = (columns[label].get(name, 0.0) * 1000 for label in ("all", "tail"))
         print(f"    {name:22} {all_ms:7.2f} | {tail_ms:7.2f}")
+
+
+def print_medians(traced: dict[str, list[dict]]) -> None:
+    """The median of each gap between consecutive stages, for each kind of request traced side by side (a median
+    a gap: they do not add up to the median of the whole)."""
+    names = ("client_sent", "sent", "landed", "took", "replied", "taken", "begun", "committed", "marked",
+             "received", "client")
+    columns = {}
+    for label, entries in traced.items():
+        gaps: dict[str, list[float]] = {}
+        for entry in entries:
+            last_seat = max(entry["seats"], key=lambda seat: seat["client"])
+            stamps = {"client_sent": entry["client_sent"], **{name: last_seat.get(name) for name in names[1:-2]},
+                      "received": max(seat["received"] for seat in entry["seats"]), "client": last_seat["client"]}
+            present = [(name, stamps[name]) for name in names if stamps.get(name) is not None]
+            for (a, t_a), (b, t_b) in zip(present, present[1:]):
+                gaps.setdefault(f"{a}>{b}", []).append(t_b - t_a)
+            total = last_seat["client"] - entry["client_sent"]
+            gaps.setdefault("whole", []).append(total)
+        columns[label] = {name: statistics.median(values) for name, values in gaps.items()}
+    rows = list(dict.fromkeys(name for column in columns.values() for name in column))
+    print("  median ms a stage: " + " | ".join(f"{label} ({len(traced[label])})" for label in columns))
+    for name in rows:
+        print(f"    {name:22} " + " | ".join(f"{column[name] * 1000:7.2f}" if name in column else "      -"
+                                            for column in columns.values()))
 
 
 def _slowest(traced: list[dict], above: float) -> tuple[list[dict], float]:

@@ -74,10 +74,12 @@ import functools
 import hashlib
 import json
 import logging
+import os
 import threading
 import time
 import uuid
 import weakref
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import redis.asyncio
@@ -102,9 +104,27 @@ START_OVERDUE_SHARE = 0.2
 BATCH_MOST = 8
 
 
+# Kinds of request only the live-play benchmark sends (bench/echo.py's relay through the worker), by kind: what
+# plays one in a move thread. Empty unless the benchmark's setting mounts its baselines (rooms/routing.py, the
+# worker command): a site's worker then drops a request of any kind but KINDS, and no socket of it can send one.
+BENCH_KINDS: dict[str, Callable[[dict], None]] = {}
+
+
+def mount_bench_kinds() -> bool:
+    """Where the live-play benchmark's setting is on (WICKWISE_BENCH_ECHO=1, bench/live_load.py's server), its
+    kinds registered (bench/echo.py `mount`) and True; elsewhere, a site's daphne and worker, nothing and False.
+    The one decision both rooms/routing.py and the worker command take."""
+    if os.environ.get("WICKWISE_BENCH_ECHO") != "1":
+        return False
+    from bench import echo
+
+    echo.mount()
+    return True
+
+
 def _lane_of(kind: str) -> tuple[str, str]:
-    """The list a request of this kind waits in, and its bell."""
-    lane = live.key(QUEUE) if kind == "move" else live.key(QUEUE, "starts")
+    """The list a request of this kind waits in, and its bell. The benchmark's kinds wait with the moves."""
+    lane = live.key(QUEUE) if kind == "move" or kind in BENCH_KINDS else live.key(QUEUE, "starts")
     return lane, lane + ":bell"
 
 
@@ -166,7 +186,7 @@ async def hand_over(*, kind: str = "move", room_code: str, seat: int, mover: str
     """Queue a socket's request for the worker: a move (with its seq and action), a start or a play again.
     `mover` is the socket's name for this request; `reply_to` the socket's channel. It is not played after
     `deadline_from(sent_at)`."""
-    assert kind in KINDS
+    assert kind in KINDS or kind in BENCH_KINDS
     sent_at = time.time() if sent_at is None else sent_at
     payload = {"kind": kind, "room": room_code, "seat": seat, "seq": seq, "action": action, "mover": mover,
                "reply_to": reply_to, "language": language, "ref": ref, "sent_at": sent_at,
@@ -176,12 +196,22 @@ async def hand_over(*, kind: str = "move", room_code: str, seat: int, mover: str
     if trace.ON:  # the same push, with Redis's clock as it lands in the request (its `landed` stamp)
         await client_for_this_loop().eval(_PUSH_STAMPED, 2, lane, bell, text)
         return
-    async with client_for_this_loop().pipeline(transaction=False) as pipe:  # one round trip, in this order
-        pipe.rpush(lane, text)
-        pipe.rpush(bell, 1)
-        pipe.ltrim(bell, 0, 0)  # a bell holds one ring at most
-        await pipe.execute()
+    # One command, not a pipeline of three: redis-py's asyncio pipeline cost daphne's loop about a third more
+    # CPU than one command does (docs/benchmarks.md, "relay through the worker").
+    try:
+        await client_for_this_loop().evalsha(_PUSH_DIGEST, 2, lane, bell, text)
+    except NoScriptError:  # Redis lost it (restarted, or its scripts flushed): sent whole, which loads it again
+        await client_for_this_loop().eval(_PUSH, 2, lane, bell, text)
 
+
+# hand_over's push: the request (ARGV[1]) onto its lane (KEYS[1]), and its lane's bell (KEYS[2]) rung; a bell
+# holds one ring at most.
+_PUSH = """
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('RPUSH', KEYS[2], 1)
+redis.call('LTRIM', KEYS[2], 0, 0)
+"""
+_PUSH_DIGEST = hashlib.sha1(_PUSH.encode()).hexdigest()
 
 # hand_over's push when moves are traced: the request (ARGV[1], a JSON object) with `landed`, Redis's clock
 # as it is pushed, onto its lane (KEYS[1]), and its lane's bell (KEYS[2]) rung.
@@ -322,6 +352,14 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
         log.warning("%s for room %s seat %s dropped: %.1f s old, its socket was told", payload["kind"],
                     payload["room"], payload["seat"], age)
         return
+    if payload["kind"] not in KINDS:  # the benchmark's relay, or nothing a socket of the site can send
+        bench = BENCH_KINDS.get(payload["kind"])
+        if bench is None:
+            log.error("request of unknown kind %r for room %s dropped", payload["kind"], payload["room"])
+            _refuse_unknown(payload)
+            return
+        bench(payload)
+        return
     asked = {"room_code": payload["room"], "seat": payload["seat"], "mover": payload["mover"]}
     ahead = ClaimAhead(payload)
     with translation.override(payload["language"]):
@@ -342,6 +380,22 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
                 raise
         finally:
             ahead.close()
+
+
+def _refuse_unknown(payload: dict) -> None:
+    """A request of a kind this worker does not play: its socket told at once, with the refusal of a request
+    past its deadline, rather than its player waiting the deadline out. Claimed as told first, as a late
+    request is, so that nothing tells twice; if Redis cannot be asked, told all the same (a socket ignores a
+    second refusal of one request)."""
+    if not payload.get("reply_to") or not payload.get("mover"):
+        return
+    try:
+        if not live.client().set(_answer_key(payload["mover"]), "told", nx=True, ex=_answer_ttl()):
+            return  # its socket already told its player
+    except RedisError:
+        pass
+    with translation.override(payload.get("language") or settings.LANGUAGE_CODE):
+        _refuse({**payload, "ref": payload.get("ref")}, _too_late())
 
 
 def _answered(payload: dict, error: Exception, ahead: ClaimAhead) -> bool:
@@ -924,8 +978,8 @@ class MovePlayer:
             if payload is None:
                 payload = json.loads(raw)
             trace.begin(payload)
-            rode = payload.get("kind") == "move"
-            if rode:  # one write transaction: its round trip after commit clears it too
+            rode = payload.get("kind") == "move" or payload.get("kind") in BENCH_KINDS
+            if rode:  # one write transaction (or the relay's publish): its round trip after commit clears it too
                 live.ride_along(lambda pipe: pipe.lrem(self.taken_key, 1, raw))
             with live.replies_later():  # the round trip after its commit is sent, its replies read below
                 play(payload, games_in_play=self.games_in_play)

@@ -1,5 +1,5 @@
 """The live-play benchmark's own bookkeeping: a phase starts only once the server is done with the one
-before."""
+before, and a pair has the relay through the worker only when asked."""
 
 from __future__ import annotations
 
@@ -26,3 +26,27 @@ def test_without_proc_the_wait_is_skipped():
     server = live_load.Server.__new__(live_load.Server)
     server.cpu_seconds = dict
     assert server.settle() == 0.0
+
+
+@pytest.mark.parametrize(("argv", "paths"), [([], ["echo"]), (["--relay"], ["echo", "relay"])])
+def test_a_pair_runs_the_relay_through_the_worker_only_when_asked(monkeypatch, argv, paths):
+    """Without --relay a pair runs the phases it ran before the relay was added (the echo to every seat, then
+    the games), so the target's commands measure what they measured; with it, the relay between them."""
+    args = live_load.arguments().parse_args(["--clients", "8", *argv])
+    ran = []
+
+    async def room_echo_phase(server, clients, rounds, think, watch=None, path="echo"):
+        ran.append(path)
+        return [0.001] * clients, 1.0
+
+    async def game_phase(*_args):
+        ran.append("games")
+        return [0.002] * 8, 8, 1.0, [0.001], {"daphne": 0.0, "worker": 0.0}
+
+    monkeypatch.setattr(live_load, "room_echo_phase", room_echo_phase)
+    monkeypatch.setattr(live_load, "game_phase", game_phase)
+    server = SimpleNamespace(cpu_seconds=lambda: {"daphne": 0.0, "worker": 0.0}, settle=lambda after=0.0: 0.0)
+    pair = live_load.run_pair(server, args)
+    assert ran == [*paths, "games"]
+    assert (pair.relay is not None) == ("--relay" in argv)
+    assert (pair.relay_line() != "") == ("--relay" in argv)

@@ -6,10 +6,15 @@ worker had taken."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import threading
 import time
+import uuid
 
 import pytest
+import redis.asyncio
+from redis.exceptions import NoScriptError
 
 from rooms import live, move_queue
 from tests.rooms.helpers import wait_for
@@ -304,3 +309,40 @@ def test_a_rooms_next_request_is_played_when_the_one_before_it_raised(recorder, 
     assert recorder.ended == ["move#0", "move#1"]
     assert not player.rooms_in_play and player.queued == 0
     assert (player.begun_from_pool, player.begun_in_turn) == (2, 0)
+
+
+def test_a_push_lands_and_rings_its_bell_even_when_redis_lost_the_push_script(monkeypatch):
+    """hand_over's push goes by its script's digest; a Redis that does not hold the script (restarted, or its
+    scripts flushed) answers NOSCRIPT, the push is sent whole, which loads it, and the request lands all the
+    same, its lane's bell rung once; the next push goes by the digest and Redis runs it. The tests' Redis is
+    shared, so its scripts are not flushed: the push script here is one Redis has never seen (the same
+    commands, a comment of this run's own), which meets the same NOSCRIPT a flushed Redis answers."""
+    script = f"-- {uuid.uuid4()}\n{move_queue._PUSH}"
+    digest = hashlib.sha1(script.encode()).hexdigest()
+    monkeypatch.setattr(move_queue, "_PUSH", script)
+    monkeypatch.setattr(move_queue, "_PUSH_DIGEST", digest)
+    assert live.client().script_exists(digest) == [False]
+    lane, bell = move_queue._lane_of("move")
+    sent = []
+    real_evalsha, real_eval = redis.asyncio.Redis.evalsha, redis.asyncio.Redis.eval
+
+    async def evalsha(self, sha, *args):  # Redis's own answers, each recorded
+        try:
+            answer = await real_evalsha(self, sha, *args)
+        except NoScriptError:
+            sent.append(("EVALSHA", "NOSCRIPT"))
+            raise
+        sent.append(("EVALSHA", "ran"))
+        return answer
+
+    async def eval_(self, text, *args):
+        sent.append(("EVAL", hashlib.sha1(text.encode()).hexdigest() == digest))
+        return await real_eval(self, text, *args)
+
+    monkeypatch.setattr(redis.asyncio.Redis, "evalsha", evalsha)
+    monkeypatch.setattr(redis.asyncio.Redis, "eval", eval_)
+    hand_over_all([("move", "M00001", "move#1"), ("move", "M00002", "move#2")])
+    assert sent == [("EVALSHA", "NOSCRIPT"), ("EVAL", True), ("EVALSHA", "ran")]
+    assert live.client().script_exists(digest) == [True]
+    assert [json.loads(raw)["mover"] for raw in live.client().lrange(lane, 0, -1)] == ["move#1", "move#2"]
+    assert live.client().lrange(bell, 0, -1) == ["1"]

@@ -71,6 +71,7 @@ class Command(BaseCommand):
         parser.add_argument("--once", action="store_true", help="handle what is due now, then exit")
 
     def handle(self, *args, threads: int, bot_threads: int, move_threads: int, once: bool, **options):
+        move_queue.mount_bench_kinds()  # the live-play benchmark's relay, with its setting only; never on a site
         stop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stop.set())
