@@ -1,0 +1,128 @@
+"""The seats a bot plays, read where a write already goes to the database: on PostgreSQL a remembered move that
+poses a decision reads them in its own pipeline (the write's round trip), and a start takes them from the seats
+it read under the room's lock, so neither reads them again after its commit. A start played by the worker is
+remembered, so its first move is played on it rather than the locked way. The bots are scheduled as before."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from rooms import move_queue, services
+from rooms.models import Game, Seat
+from tests.rooms.helpers import game_in_play, game_row_held, latest_game, room_with, started_room, timers
+from tests.rooms.test_claim_ahead import payload_for
+from tests.rooms.test_moves_together import ROW_FIELDS, remembered, round_of
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def reads_after_commit(monkeypatch):
+    """The game ids of every read of the bots' seats made on its own (after a commit)."""
+    read: list[int] = []
+    values = services._SEATS_A_BOT_PLAYS.values
+
+    def counted(game_id):
+        read.append(game_id)
+        return values(game_id)
+
+    monkeypatch.setattr(services._SEATS_A_BOT_PLAYS, "values", counted)
+    return read
+
+
+def bot_turns(game: Game) -> set[tuple[int, int]]:
+    """The (seat, prompt) of every bot turn scheduled for the game."""
+    prefix = f"bot:{game.pk}:"
+    return {tuple(int(part) for part in member[len(prefix):].split(":")) for member in timers()
+            if member.startswith(prefix)}
+
+
+def start_payload(code: str, mover: str = "s#0") -> dict:
+    now = time.time()
+    return {"kind": "start", "room": code, "seat": 0, "mover": mover, "reply_to": "specific.test!none",
+            "language": "en", "ref": None, "sent_at": now, "deadline": now + 5.0}
+
+
+@pytest.mark.parametrize("together", [True, False], ids=["together", "one by one"])
+def test_a_remembered_round_that_poses_decisions_schedules_the_same_bots_reading_their_seats_in_its_write(
+        reads_after_commit, together):
+    code, _tickets, game = started_room(2, 4)  # seats 2 and 3 are bots
+    Seat.objects.filter(room__code=code, index=1).update(stand_in=True)  # committed by another writer
+    memory = remembered(code)
+    del reads_after_commit[:]  # the start's own
+    if together:
+        assert move_queue.play_together(round_of(code), games_in_play=memory) == {0, 1, 2, 3}
+    else:
+        for payload in round_of(code):
+            move_queue.play(payload, games_in_play=memory)
+    played = game_in_play(code)
+    assert played.seq == 4 and code in memory  # every move written on the remembered game
+    assert {(seat, prompt) for seat, prompt in bot_turns(played) if prompt == 4} == {(1, 4), (2, 4), (3, 4)}
+    if connection.vendor == "postgresql":  # read in the write's pipeline, never after its commit
+        assert reads_after_commit == []
+    else:  # a call in the process: read after the commit, as before
+        assert reads_after_commit == [played.pk]
+
+
+def test_moves_that_pose_no_decision_read_no_bots_seats(reads_after_commit):
+    code, _tickets, _game = started_room(2, 4)
+    memory = remembered(code)
+    del reads_after_commit[:]  # the start's own
+    with CaptureQueriesContext(connection) as queries:
+        assert move_queue.play_together(round_of(code)[:3], games_in_play=memory) == {0, 1, 2}
+    assert not [query for query in queries.captured_queries if "rooms_seat" in query["sql"]]
+    assert reads_after_commit == []
+
+
+def test_a_start_schedules_its_bots_from_the_seats_it_read_under_the_rooms_lock(reads_after_commit):
+    code, _tickets = room_with(2, 4)
+    Seat.objects.filter(room__code=code, index=1).update(stand_in=True)
+    services.start_game(room_code=code, seat=0)
+    game = game_in_play(code)
+    assert bot_turns(game) == {(1, 0), (2, 0), (3, 0)}
+    assert reads_after_commit == []
+
+
+def test_the_workers_start_is_remembered_as_written_and_its_first_move_played_on_it():
+    code, _tickets = room_with(4)
+    memory: dict = {}
+    move_queue.play(start_payload(code), games_in_play=memory)
+    written = game_in_play(code)
+    assert written.status == Game.Status.PLAYING
+    started = memory[code]
+    assert started.pk == written.pk and started.version == written.version
+    for field in [*ROW_FIELDS, "players", "client_seeds", "started_at"]:
+        assert getattr(started, field) == getattr(written, field), field  # as read back: no tuple for a list
+    first = payload_for(code, 0, "m#0")
+    with CaptureQueriesContext(connection) as queries:
+        move_queue.play(first, games_in_play=memory)
+    assert game_in_play(code).seq == 1
+    # Played on the game remembered: neither the room nor the game was read, under a lock or not.
+    assert not [query["sql"] for query in queries.captured_queries
+                if "FROM" in query["sql"] and ('"rooms_room"' in query["sql"] or 'FROM "rooms_game"' in query["sql"])]
+    assert memory[code].seq == 1
+
+
+def test_a_start_refused_remembers_nothing():
+    code, _tickets, _game = started_room(4)
+    memory: dict = {code: "stale"}
+    move_queue.play(start_payload(code), games_in_play=memory)  # started already: refused to its socket
+    assert code not in memory
+    assert latest_game(code).status == Game.Status.PLAYING
+
+
+@pytest.mark.skipif("connection.vendor != 'postgresql'", reason="row locks are PostgreSQL's")
+def test_a_stand_in_waits_for_a_move_writing_the_game_so_it_sees_the_decisions_it_posed():
+    """A remembered move locks the game's row, not the room's; the stand-in locks the game's row too, so it
+    reads the game as that move left it (or the move, waiting, reads the stand-in after its write)."""
+    code, _tickets, game = started_room(4)
+    with game_row_held(game.pk, for_seconds=0.5):
+        started = time.monotonic()
+        assert services.fire_grace(room_code=code, seat=3)
+        waited = time.monotonic() - started
+    assert waited >= 0.4, waited
+    assert (3, 0) in bot_turns(game)
