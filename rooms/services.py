@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import (
     DEFAULT_DB_ALIAS,
     IntegrityError,
+    NotSupportedError,
     OperationalError,
     ProgrammingError,
     connection,
@@ -464,10 +465,12 @@ class _MoveWhereVersion:
             if getattr(error.__cause__, "sqlstate", None) == _LOCK_NOT_AVAILABLE:
                 return False
             raise
-        except ProgrammingError as error:
-            if getattr(error.__cause__, "sqlstate", None) == _NO_SUCH_STATEMENT:
-                # psycopg held a name the server had dropped (PreparingCursor says how): nothing was written.
-                # The connection goes, with every name psycopg holds for it; the move goes the locked way.
+        except (ProgrammingError, NotSupportedError) as error:
+            if getattr(error.__cause__, "sqlstate", None) in (_NO_SUCH_STATEMENT, _CACHED_PLAN_CHANGED):
+                # psycopg held a name the server had dropped, or a migration elsewhere changed the type of a
+                # column the bots' seats read returns (PreparingCursor says how; in the pipeline it cannot run
+                # again on a new connection): nothing was written. The connection goes, with every name psycopg
+                # holds for it; the move goes the locked way.
                 db.close()
                 return False
             raise
@@ -485,6 +488,11 @@ class _MoveWhereVersion:
         if db.in_atomic_block or not db.get_autocommit():
             raise RuntimeError("the remembered move runs outside any transaction, in autocommit")
         session = db.connection
+        seats = None
+        if bots:  # compiled (once per connection) before the pipeline: nothing but the round trip's commands in it
+            game_id = bots[0].game_id
+            seats_sql = _SEATS_A_BOT_PLAYS.sql(db, game_id)
+            seats = _seats_a_bot_plays_cursor(db)
         try:
             with db.wrap_database_errors:  # Django's errors, and its note to check the connection
                 try:
@@ -492,9 +500,8 @@ class _MoveWhereVersion:
                         session.execute("BEGIN", prepare=False)
                         session.execute(f"SET LOCAL lock_timeout = '{self.LOCK_TIMEOUT_MS}ms'", prepare=False)
                         cursor.execute(statement, params)
-                        if bots:
-                            seats = _seats_a_bot_plays_cursor(db)
-                            seats.execute(_SEATS_A_BOT_PLAYS.sql(db, bots[0].game_id), (bots[0].game_id,))
+                        if seats is not None:
+                            seats.execute(seats_sql, (game_id,))
                         session.execute("COMMIT", prepare=False)
                     # the pipeline's exit sent the Sync and read every result
                 except psycopg.Error as error:
@@ -503,12 +510,14 @@ class _MoveWhereVersion:
                     raise
                 if cursor.rowcount != moves:
                     return False
-                if bots:
+                if seats is not None:
                     covered = {index for (index,) in seats.fetchall()}
                     for each in bots:
                         each.covered = covered
                 return True
         finally:
+            if seats is not None:
+                seats.close()
             if session.closed:
                 pass
             elif session.pgconn.pipeline_status != PipelineStatus.OFF:
@@ -528,9 +537,10 @@ class _MoveWhereVersion:
 
 def _seats_a_bot_plays_cursor(db):
     """A cursor on the connection in its pipeline, as _hot_cursor's (prepared, counted by Django's execute
-    wrappers and query log), without Django's health check: the connection is in use."""
+    wrappers, and in its query log when that is kept, as Django's _prepare_cursor chooses), without Django's
+    health check: the connection is in use."""
     raw = _preparing_cursor_class()(db.connection)
-    wrapper = db.make_cursor(raw)
+    wrapper = db.make_debug_cursor(raw) if db.queries_logged else db.make_cursor(raw)
     raw.wrapper = wrapper
     return wrapper
 
@@ -550,6 +560,7 @@ def _the_servers_error(wrapper: Exception) -> Exception:
 
 _LOCK_NOT_AVAILABLE = "55P03"
 _NO_SUCH_STATEMENT = "26000"
+_CACHED_PLAN_CHANGED = "0A000"  # feature_not_supported: "cached plan must not change result type"
 _MOVE_WHERE_VERSION = _MoveWhereVersion(_SAVE_WHAT_A_MOVE_CHANGES, _INSERT_MOVE)
 
 

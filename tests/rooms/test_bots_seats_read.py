@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from unittest import mock
 
 import pytest
 from django.conf import settings
@@ -15,7 +16,7 @@ from django.test.utils import CaptureQueriesContext
 
 from games import registry
 from rooms import move_queue, services
-from rooms.models import Game, Seat
+from rooms.models import Game, Move, Seat
 from tests.rooms.helpers import game_in_play, game_row_held, latest_game, room_with, started_room, timers
 from tests.rooms.test_claim_ahead import payload_for
 from tests.rooms.test_moves_together import ROW_FIELDS, remembered, round_of
@@ -57,28 +58,79 @@ def test_a_remembered_round_that_poses_decisions_schedules_the_same_bots_reading
     Seat.objects.filter(room__code=code, index=1).update(stand_in=True)  # committed by another writer
     memory = remembered(code)
     del reads_after_commit[:]  # the start's own
-    if together:
-        assert move_queue.play_together(round_of(code), games_in_play=memory) == {0, 1, 2, 3}
-    else:
-        for payload in round_of(code):
-            move_queue.play(payload, games_in_play=memory)
+    with CaptureQueriesContext(connection) as queries:
+        if together:
+            assert move_queue.play_together(round_of(code), games_in_play=memory) == {0, 1, 2, 3}
+        else:
+            for payload in round_of(code):
+                move_queue.play(payload, games_in_play=memory)
     played = game_in_play(code)
     assert played.seq == 4 and code in memory  # every move written on the remembered game
     assert {(seat, prompt) for seat, prompt in bot_turns(played) if prompt == 4} == {(1, 4), (2, 4), (3, 4)}
     if connection.vendor == "postgresql":  # read in the write's pipeline, never after its commit
         assert reads_after_commit == []
+        # and in the query log, so a read made where none should be is seen (the test below)
+        assert len(seats_read(queries)) == 1
     else:  # a call in the process: read after the commit, as before
         assert reads_after_commit == [played.pk]
 
 
-def test_moves_that_pose_no_decision_read_no_bots_seats(reads_after_commit):
+def seats_read(queries) -> list[str]:
+    return [query["sql"] for query in queries.captured_queries if "rooms_seat" in query["sql"]]
+
+
+@pytest.mark.parametrize("together", [True, False], ids=["together", "one by one"])
+def test_moves_that_pose_no_decision_read_no_bots_seats(reads_after_commit, together):
     code, _tickets, _game = started_room(2, 4)
     memory = remembered(code)
     del reads_after_commit[:]  # the start's own
-    with CaptureQueriesContext(connection) as queries:
-        assert move_queue.play_together(round_of(code)[:3], games_in_play=memory) == {0, 1, 2}
-    assert not [query for query in queries.captured_queries if "rooms_seat" in query["sql"]]
+    with CaptureQueriesContext(connection) as queries:  # a read in the pipeline is logged too (the test above)
+        if together:
+            assert move_queue.play_together(round_of(code)[:3], games_in_play=memory) == {0, 1, 2}
+        else:
+            for payload in round_of(code)[:3]:
+                move_queue.play(payload, games_in_play=memory)
+    assert game_in_play(code).seq == 3 and code in memory  # written the remembered way
+    assert seats_read(queries) == []
     assert reads_after_commit == []
+
+
+@pytest.mark.skipif("connection.vendor != 'postgresql'", reason="prepared statements are PostgreSQL's")
+def test_a_seats_read_whose_column_type_changed_sends_the_move_the_locked_way():
+    """A migration elsewhere changing a column the seats read returns makes its prepared plan fail (0A000); in
+    the pipeline it cannot run again on a new connection, so nothing is written and the move goes the locked
+    way, its bots scheduled as ever."""
+    import psycopg
+
+    code, _tickets, game = started_room(2, 4)
+    memory = remembered(code)
+    for payload in round_of(code, "a"):  # the last poses decisions: the seats read is prepared in its pipeline
+        move_queue.play(payload, games_in_play=memory)
+    tries: list[tuple[bool, bool]] = []
+    run = services._MOVE_WHERE_VERSION.run
+
+    def counted(game, moves, read_version, bots=()):
+        written = run(game, moves, read_version, bots)
+        tries.append((bool(bots), written))
+        return written
+
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("prepare_threshold", None)
+    other = psycopg.connect(**params, autocommit=True)  # as another process's migration
+    try:
+        other.execute('ALTER TABLE "rooms_seat" ALTER COLUMN "index" TYPE integer')
+        with mock.patch.object(services._MOVE_WHERE_VERSION, "run", counted):
+            for payload in round_of(code, "b"):
+                move_queue.play(payload, games_in_play=memory)
+        assert tries == [(False, True), (False, True), (False, True), (True, False)]  # the last, the locked way
+        played = game_in_play(code)
+        assert played.seq == 8 and Move.objects.filter(game=game).count() == 8
+        assert {(seat, prompt) for seat, prompt in bot_turns(played) if prompt == 8} == {(1, 8), (2, 8), (3, 8)}
+    finally:
+        other.execute('ALTER TABLE "rooms_seat" ALTER COLUMN "index" TYPE smallint')
+        other.close()
+        connection.close()  # its statements were prepared for the other type
 
 
 def test_a_start_schedules_its_bots_from_the_seats_it_read_under_the_rooms_lock(reads_after_commit):
