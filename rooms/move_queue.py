@@ -369,12 +369,12 @@ def play(payload: dict, *, games_in_play: dict | None = None) -> None:
                     services.submit_move(**asked, seq=payload["seq"], action=payload["action"],
                                          games_in_play=games_in_play)
                 else:
-                    if games_in_play is not None:  # the game it starts is written anew
+                    if games_in_play is not None:  # the game it starts is written anew, and remembered once written
                         games_in_play.pop(codes.normalize(payload["room"]), None)
                     if payload["kind"] == "start":
-                        services.start_game(**asked)
+                        services.start_game(**asked, games_in_play=games_in_play)
                     else:
-                        services.play_again(**asked)
+                        services.play_again(**asked, games_in_play=games_in_play)
         except Exception as error:
             if not _answered(payload, error, ahead):
                 raise

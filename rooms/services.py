@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import (
     DEFAULT_DB_ALIAS,
     IntegrityError,
+    NotSupportedError,
     OperationalError,
     ProgrammingError,
     connection,
@@ -321,6 +322,10 @@ class _CompiledQuery:
                     row[position] = value
         return compiled, rows
 
+    def sql(self, database, *params) -> str:
+        """The query's SQL on `database` (this thread's connection), compiled once per connection."""
+        return self._compiled(params, database).sql
+
     def first(self, *params):
         """The first row as a model instance, as the queryset's first() would give it."""
         compiled, rows = self._rows(params)
@@ -441,9 +446,10 @@ class _MoveWhereVersion:
                 f"INSERT INTO {quote(move.db_table)} ({columns}) {rows}")
         return sql
 
-    def run(self, game: Game, moves: list[Move], read_version: int) -> bool:
+    def run(self, game: Game, moves: list[Move], read_version: int, bots=()) -> bool:
         """True if every row was written: the game's as `game` stands, where its version was `read_version`,
-        and each of `moves`, in order."""
+        and each of `moves`, in order. `bots`: the moves' _BotTurns, if any posed a decision; on PostgreSQL the
+        seats a bot plays are then read in the same transaction, after the write (each given its `covered`)."""
         params = [*self.update.prepared(game), read_version]  # the game's values end with its pk
         for move in moves:
             params += self.insert.prepared(move)
@@ -454,22 +460,27 @@ class _MoveWhereVersion:
                 if db.vendor != "postgresql":
                     cursor.execute(statement, params)
                     return cursor.rowcount == len(moves)
-                return self._run_in_pipeline(db, cursor, statement, params, len(moves))
+                return self._run_in_pipeline(db, cursor, statement, params, len(moves), bots)
         except OperationalError as error:  # a lock was held longer than the lock timeout
             if getattr(error.__cause__, "sqlstate", None) == _LOCK_NOT_AVAILABLE:
                 return False
             raise
-        except ProgrammingError as error:
-            if getattr(error.__cause__, "sqlstate", None) == _NO_SUCH_STATEMENT:
-                # psycopg held a name the server had dropped (PreparingCursor says how): nothing was written.
-                # The connection goes, with every name psycopg holds for it; the move goes the locked way.
+        except (ProgrammingError, NotSupportedError) as error:
+            if getattr(error.__cause__, "sqlstate", None) in (_NO_SUCH_STATEMENT, _CACHED_PLAN_CHANGED):
+                # psycopg held a name the server had dropped, or a migration elsewhere changed the type of a
+                # column the bots' seats read returns (PreparingCursor says how; in the pipeline it cannot run
+                # again on a new connection): nothing was written. The connection goes, with every name psycopg
+                # holds for it; the move goes the locked way.
                 db.close()
                 return False
             raise
 
-    def _run_in_pipeline(self, db, cursor, statement: str, params: list, moves: int) -> bool:
+    def _run_in_pipeline(self, db, cursor, statement: str, params: list, moves: int, bots=()) -> bool:
         # Django's cursor (its health check and connection already done) keeps its query log and wrappers;
         # psycopg's own connection sends the transaction's commands, never prepared (they take no params).
+        # The bots' seats, when a move posed a decision, are read by a statement of their own after the write
+        # (a fresh snapshot: a seat handed to a stand-in by a transaction the write waited for is seen), in
+        # the same round trip; read after the commit, they cost one more a round of candles.
         import psycopg
         from psycopg.pq import PipelineStatus, TransactionStatus
 
@@ -477,6 +488,11 @@ class _MoveWhereVersion:
         if db.in_atomic_block or not db.get_autocommit():
             raise RuntimeError("the remembered move runs outside any transaction, in autocommit")
         session = db.connection
+        seats = None
+        if bots:  # compiled (once per connection) before the pipeline: nothing but the round trip's commands in it
+            game_id = bots[0].game_id
+            seats_sql = _SEATS_A_BOT_PLAYS.sql(db, game_id)
+            seats = _seats_a_bot_plays_cursor(db)
         try:
             with db.wrap_database_errors:  # Django's errors, and its note to check the connection
                 try:
@@ -484,14 +500,24 @@ class _MoveWhereVersion:
                         session.execute("BEGIN", prepare=False)
                         session.execute(f"SET LOCAL lock_timeout = '{self.LOCK_TIMEOUT_MS}ms'", prepare=False)
                         cursor.execute(statement, params)
+                        if seats is not None:
+                            seats.execute(seats_sql, (game_id,))
                         session.execute("COMMIT", prepare=False)
                     # the pipeline's exit sent the Sync and read every result
                 except psycopg.Error as error:
                     if error.sqlstate is None:  # psycopg's own, with the server's error behind it
                         raise _the_servers_error(error) from None
                     raise
-                return cursor.rowcount == moves
+                if cursor.rowcount != moves:
+                    return False
+                if seats is not None:
+                    covered = {index for (index,) in seats.fetchall()}
+                    for each in bots:
+                        each.covered = covered
+                return True
         finally:
+            if seats is not None:
+                seats.close()
             if session.closed:
                 pass
             elif session.pgconn.pipeline_status != PipelineStatus.OFF:
@@ -509,6 +535,16 @@ class _MoveWhereVersion:
                     db.close()
 
 
+def _seats_a_bot_plays_cursor(db):
+    """A cursor on the connection in its pipeline, as _hot_cursor's (prepared, counted by Django's execute
+    wrappers, and in its query log when that is kept, as Django's _prepare_cursor chooses), without Django's
+    health check: the connection is in use."""
+    raw = _preparing_cursor_class()(db.connection)
+    wrapper = db.make_debug_cursor(raw) if db.queries_logged else db.make_cursor(raw)
+    raw.wrapper = wrapper
+    return wrapper
+
+
 def _the_servers_error(wrapper: Exception) -> Exception:
     """The server's own error behind one of psycopg's in a pipeline: when the statement fails before the results
     after it are read, psycopg raises PipelineAborted for them, or fails to leave pipeline mode, the server's
@@ -524,6 +560,7 @@ def _the_servers_error(wrapper: Exception) -> Exception:
 
 _LOCK_NOT_AVAILABLE = "55P03"
 _NO_SUCH_STATEMENT = "26000"
+_CACHED_PLAN_CHANGED = "0A000"  # feature_not_supported: "cached plan must not change result type"
 _MOVE_WHERE_VERSION = _MoveWhereVersion(_SAVE_WHAT_A_MOVE_CHANGES, _INSERT_MOVE)
 
 
@@ -748,10 +785,12 @@ def set_client_seed(*, room_code: str, seats: list[int], value: str) -> None:
         transaction.on_commit(lambda: broadcast.room_changed(room.code))
 
 
-def start_game(*, room_code: str, seat: int | None, mover: str | None = None) -> Game:
+def start_game(*, room_code: str, seat: int | None, mover: str | None = None,
+               games_in_play: dict | None = None) -> Game:
     """The host (seat 1, index 0, or whoever the role passed to: fire_grace) starts; empty seats get bots.
     seat=None: the platform itself. `mover` names the socket's request in the update it makes
-    (rooms/move_queue.py).
+    (rooms/move_queue.py). `games_in_play`: a worker thread's memory (submit_move): the game started is
+    remembered as committed, so its first move is played on it, not the locked way.
 
     On SQLite a start lets the next writer in once it has committed, as a move does: what follows its commit
     (both updates, built from the rows at hand, the timers and the grace periods) writes nothing to the
@@ -779,7 +818,11 @@ def start_game(*, room_code: str, seat: int | None, mover: str | None = None) ->
         game.started_at = timezone.now()
         game.seq = 0
         game.prompts = {}
-        after = _advance(game, spec, previous_to_act=[], acted=None)
+        # The seats a bot plays are those just read under the room's lock, which a start and a stand-in
+        # (fire_grace) take: no read of their own after the commit. A player back meanwhile (seat_connected)
+        # makes any bot turn scheduled for their seat drop itself when it runs (play_bot_turn looks again).
+        after = _advance(game, spec, previous_to_act=[], acted=None,
+                         covered={row.index for row in seats if row.is_bot or row.stand_in})
         game.save()
         _touch(room)
         # Both updates from the rows as written here, not read again after the commit: the game just
@@ -789,6 +832,9 @@ def start_game(*, room_code: str, seat: int | None, mover: str | None = None) ->
         transaction.on_commit(_update_then_timers(update, after))
         absent_humans = [row.index for row in seats if not row.is_bot]
         transaction.on_commit(lambda: _schedule_grace_if_absent(room.code, absent_humans))
+        if games_in_play is not None:
+            code = room.code
+            transaction.on_commit(lambda: games_in_play.__setitem__(code, game))
         return game
 
 
@@ -805,10 +851,10 @@ def _update_then_timers(update, after):
     return send
 
 
-def play_again(*, room_code: str, seat: int, mover: str | None = None) -> Game:
+def play_again(*, room_code: str, seat: int, mover: str | None = None, games_in_play: dict | None = None) -> Game:
     """The next game in the same room: it waits in the lobby, with its fingerprint published, from
     the moment the previous one ended; every seat is kept."""
-    return start_game(room_code=room_code, seat=seat, mover=mover)
+    return start_game(room_code=room_code, seat=seat, mover=mover, games_in_play=games_in_play)
 
 
 # --- moves ------------------------------------------------------------------------------------
@@ -819,9 +865,23 @@ def _pending(game: Game, spec) -> list[int]:
     return list(spec.engine.to_act(game.state))
 
 
-def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None, events=()):
+@dataclass
+class _BotTurns:
+    """The decisions a write posed, for _schedule_bots after its commit. `covered`: the seats a bot plays, if
+    the write had them at hand (a start's seats, read under the room's lock) or read them in its own
+    transaction (a remembered move's pipeline on PostgreSQL); None: they are read after the commit."""
+
+    game_id: int
+    turns: list[tuple[int, int]]
+    showing: float
+    covered: set[int] | None = None
+
+
+def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None, events=(),
+             covered: set[int] | None = None, posed_for_bots: list | None = None):
     """Update prompts and the countdown after the state changed (by a move with these events); returns
-    what to do after commit."""
+    what to do after commit. `covered`: the seats a bot plays, if at hand. `posed_for_bots`: a list that gets
+    the _BotTurns of any decision posed, so the write can read the bots' seats with it."""
     now_acting = _pending(game, spec)
     prompts = {k: v for k, v in game.prompts.items() if int(k) in now_acting}
     posed = []
@@ -868,6 +928,9 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
     # later is scheduled by fire_grace, and the worker's rebuild catches anything lost).
     bot_turns = [] if game.is_paused else [(seat, game.seq) for seat in posed]
     game_id = game.pk
+    bots = _BotTurns(game_id, bot_turns, showing, covered)
+    if bot_turns and posed_for_bots is not None:
+        posed_for_bots.append(bots)
 
     def after_commit(played_for=None):
         """`played_for`: the move's note for live.note_played_for, sent with the timers in one round trip."""
@@ -880,7 +943,7 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
             try:
                 live.flush()  # a move's update and timers (live.joined) leave before the bots' seats are read
             finally:
-                _schedule_bots(game_id, bot_turns, showing)
+                _schedule_bots(game_id, bot_turns, showing, covered=bots.covered)
 
     return after_commit
 
@@ -891,13 +954,16 @@ def _bot_delay(showing: float = 0.0) -> float:
     return (showing if waits else 0.0) + settings.WICKWISE["BOT_DELAY_SECONDS"]
 
 
-def _schedule_bots(game_id: int, turns: list[tuple[int, int]], showing: float = 0.0) -> None:
+def _schedule_bots(game_id: int, turns: list[tuple[int, int]], showing: float = 0.0, *,
+                   covered: set[int] | None = None) -> None:
     """Ask the worker to play any pending decision whose seat is a bot or covered by one: once the table
     has shown the move that posed it (`showing` seconds: a reveal, a throw, cards dealt), and a short beat
-    after, so people can follow a bot's turn without waiting on it."""
+    after, so people can follow a bot's turn without waiting on it. `covered`: those seats, if the write
+    that posed the decisions had them (read in its transaction); else they are read now."""
     if not turns:
         return
-    covered = {index for (index,) in _SEATS_A_BOT_PLAYS.values(game_id)}
+    if covered is None:
+        covered = {index for (index,) in _SEATS_A_BOT_PLAYS.values(game_id)}
     delay = _bot_delay(showing)
     for seat, prompt in turns:
         if seat in covered:
@@ -963,12 +1029,14 @@ def submit_queued_moves(*, room_code: str, moves: list, games_in_play: dict) -> 
     remembered = games_in_play.pop(code, None)
     if remembered is None or _db().in_atomic_block:
         return 0, None
-    game, rows, steps, cut_by = remembered, [], [], None
+    game, rows, steps, bots, cut_by = remembered, [], [], [], None
     for move in moves:
+        posed: list[_BotTurns] = []
         try:
             check_seq(move.seq)
             game_after, row, its_steps = _played_in_memory(game, seat=move.seat, seq=move.seq, action=move.action,
-                                                           by=Move.By.PLAYER, mover=move.mover, checked=move.checked)
+                                                           by=Move.By.PLAYER, mover=move.mover, checked=move.checked,
+                                                           posed_for_bots=posed)
         except (ServiceError, _NotRemembered):
             break
         try:
@@ -979,12 +1047,13 @@ def submit_queued_moves(*, room_code: str, moves: list, games_in_play: dict) -> 
         game = game_after
         rows.append(row)
         steps.append([move.written, *its_steps])
+        bots += posed
     refused = (len(rows), cut_by) if cut_by is not None else None
     if not rows:  # no write tried: the game stands as remembered, for the move played the usual way next
         games_in_play[code] = remembered
         return 0, refused
     last_looks = [move.last_look for move in moves[:len(rows)]] if _db().vendor == "sqlite" else ()
-    written, cut_at_commit = _written_where_version(game, rows, remembered.version, steps, last_looks)
+    written, cut_at_commit = _written_where_version(game, rows, remembered.version, steps, last_looks, bots=bots)
     if written:
         games_in_play[code] = rows[written - 1].game
     if cut_at_commit is not None:
@@ -1077,22 +1146,26 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
 
     The last look (the worker's claim of the request) comes before the write on both: on SQLite, outside the
     writer lock, and again at the commit, where a request claimed already has only its deadline checked."""
+    bots: list[_BotTurns] = []
     game, move, steps = _played_in_memory(remembered, seat=seat, seq=seq, action=action, by=by, mover=mover,
-                                          checked=_move_checked)
+                                          checked=_move_checked, posed_for_bots=bots)
     last_look = _last_look.get()
     if last_look is not None:
         # The claim, before the write: a refusal here leaves nothing written. On SQLite it comes before the
         # writer lock, and the look again just before COMMIT finds it claimed and checks only the deadline:
         # no round trip to Redis while every writer of the process waits.
         last_look()
-    if not _written_where_version(game, [move], remembered.version, [[lambda: remember(game), *steps]])[0]:
+    if not _written_where_version(game, [move], remembered.version, [[lambda: remember(game), *steps]],
+                                  bots=bots)[0]:
         raise _NotRemembered  # another writer came first: nothing was written
     return game
 
 
-def _played_in_memory(remembered: Game, *, seat: int, seq: int, action, by: str, mover: str | None, checked):
+def _played_in_memory(remembered: Game, *, seat: int, seq: int, action, by: str, mover: str | None, checked,
+                      posed_for_bots: list | None = None):
     """A move on a game in memory: checked, applied, `checked()` called, its update built. Returns the game as
-    the move leaves it (a copy: `remembered` stays as it was), the move's row and the steps after its commit.
+    the move leaves it (a copy: `remembered` stays as it was), the move's row and the steps after its commit;
+    `posed_for_bots` gets the _BotTurns of any decision it posed (_advance).
     Raises _NotRemembered when the move needs more than memory (a refusal, which the locked path words from
     the database, a game ending, the room's activity due)."""
     game = copy.copy(remembered)
@@ -1105,7 +1178,7 @@ def _played_in_memory(remembered: Game, *, seat: int, seq: int, action, by: str,
     game.state = state
     game.seq += 1
     game.version += 1
-    after = _advance(game, spec, previous_to_act=acting, acted=seat, events=events)
+    after = _advance(game, spec, previous_to_act=acting, acted=seat, events=events, posed_for_bots=posed_for_bots)
     if game.is_over:  # a new game for the room: under the room's lock
         raise _NotRemembered
     move = Move(game=game, seq=game.seq, seat=seat, action=action, by=by)
@@ -1117,15 +1190,17 @@ def _played_in_memory(remembered: Game, *, seat: int, seq: int, action, by: str,
 
 
 def _written_where_version(game: Game, moves: list[Move], read_version: int, steps: list[list],
-                           last_looks=()) -> tuple[int, Exception | None]:
+                           last_looks=(), *, bots=()) -> tuple[int, Exception | None]:
     """Write the game as it stands where its row still has `read_version`, and `moves`, in one transaction;
     then each move's `steps`, in order. On SQLite each of `last_looks` (one a move, or none) is called under
     the writer lock, just before the writes: a ServiceError there cuts the moves before that one, and the game
     is written as the last move kept left it (each move's row holds its game). Returns how many moves were
-    written (0 if another writer came first: nothing was), and the error that cut them, or None."""
+    written (0 if another writer came first: nothing was), and the error that cut them, or None. `bots`: the
+    moves' _BotTurns; on PostgreSQL the bots' seats are read in the write's round trip (on SQLite a read is
+    a call in the process, made after the commit as before)."""
     db = _db()
     if db.vendor == "postgresql":
-        if not _MOVE_WHERE_VERSION.run(game, moves, read_version):
+        if not _MOVE_WHERE_VERSION.run(game, moves, read_version, bots):
             return 0, None
         trace.mark("committed")
         _run_each(step for each in steps for step in each)
@@ -1331,7 +1406,9 @@ def fire_grace(*, room_code: str, seat: int) -> bool:
             # Back meanwhile: seat_connected marks presence before it takes this lock, so this look
             # (or its own clearing of stand_in after this commit) cannot miss the return.
             return False
-        game = _current_game(room)
+        # The game's row locked: a remembered move writing it meanwhile (without the room's lock) either
+        # commits first, and its decisions are read here, or waits, and reads this stand-in after its write.
+        game = _current_game(room, lock=True)
         if game.status != Game.Status.PLAYING:
             return False
         row.stand_in = True
