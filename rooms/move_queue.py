@@ -311,6 +311,12 @@ def _is_late(payload: dict) -> bool:
     return time.time() > payload.get("deadline", payload["sent_at"] + answer_within())
 
 
+def _claim_told(payload: dict) -> bool:
+    """Claims a request as told by this worker (Redis's answer key, set only if none is): False when another
+    hand answered it already. Raises RedisError as the client does."""
+    return bool(live.client().set(_answer_key(payload["mover"]), "told", nx=True, ex=_answer_ttl()))
+
+
 def claim_played(payload: dict, ahead: ClaimAhead | None = None) -> None:
     """The worker's last look, inside the request's transaction just before its commit. Past its deadline,
     the request is refused (and its player told, unless its socket already did); before it, the worker
@@ -333,7 +339,7 @@ def claim_played(payload: dict, ahead: ClaimAhead | None = None) -> None:
             trace.mark("claimed")
             return
         if late:
-            if live.client().set(_answer_key(payload["mover"]), "told", nx=True, ex=_answer_ttl()):
+            if _claim_told(payload):
                 raise _too_late()
             raise AlreadyAnswered
         if not live.client().set(_answer_key(payload["mover"]), "played", nx=True, ex=_answer_ttl()):
@@ -390,7 +396,7 @@ def _refuse_unknown(payload: dict) -> None:
     if not payload.get("reply_to") or not payload.get("mover"):
         return
     try:
-        if not live.client().set(_answer_key(payload["mover"]), "told", nx=True, ex=_answer_ttl()):
+        if not _claim_told(payload):
             return  # its socket already told its player
     except RedisError:
         pass
