@@ -186,7 +186,8 @@ async def hand_over(*, kind: str = "move", room_code: str, seat: int, mover: str
     """Queue a socket's request for the worker: a move (with its seq and action), a start or a play again.
     `mover` is the socket's name for this request; `reply_to` the socket's channel. It is not played after
     `deadline_from(sent_at)`."""
-    assert kind in KINDS or kind in BENCH_KINDS
+    if kind not in KINDS and kind not in BENCH_KINDS:  # a check, not an assert: `python -O` strips those
+        raise ValueError(f"no such request kind: {kind!r}")
     sent_at = time.time() if sent_at is None else sent_at
     payload = {"kind": kind, "room": room_code, "seat": seat, "seq": seq, "action": action, "mover": mover,
                "reply_to": reply_to, "language": language, "ref": ref, "sent_at": sent_at,
