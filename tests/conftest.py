@@ -160,3 +160,16 @@ def live_site_factory(transactional_db):
     yield make
     for site in sites:
         site.stop()
+
+
+@pytest.fixture
+async def moves_played():
+    """The worker's part of a socket's move, in this process: what sockets hand over gets played."""
+    import asyncio
+
+    from rooms import move_queue
+
+    player = move_queue.MovePlayer(threads=2).start()
+    yield player
+    await move_queue.close_for_this_loop()
+    await asyncio.to_thread(player.stop)

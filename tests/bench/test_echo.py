@@ -64,12 +64,9 @@ def relay_mounted(monkeypatch):
 
 
 @pytest.fixture
-async def worker():
-    """The worker's move threads, in this process."""
-    player = move_queue.MovePlayer(threads=2).start()
-    yield player
-    await move_queue.close_for_this_loop()
-    await asyncio.to_thread(player.stop)
+def worker(moves_played):
+    """The worker's move threads, in this process (tests/conftest.py's `moves_played`)."""
+    return moves_played
 
 
 @pytest.mark.usefixtures("relay_mounted")

@@ -3,7 +3,6 @@ generous deadlines, captured broadcasts, sockets that hold a seat, and worker pr
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import copy
 import json
@@ -24,7 +23,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from games import fairness, registry
-from rooms import broadcast, identity, live, move_queue, services
+from rooms import broadcast, identity, live, services
 from rooms.models import Game, Move, Seat
 from tests.support import subprocess_env
 
@@ -302,15 +301,6 @@ def fresh_channel_layer():
     reset_channel_layer()
     yield
     reset_channel_layer()
-
-
-@pytest.fixture
-async def moves_played():
-    """The worker's part of a socket's move, in this process: what sockets hand over gets played."""
-    player = move_queue.MovePlayer(threads=2).start()
-    yield player
-    await move_queue.close_for_this_loop()
-    await asyncio.to_thread(player.stop)
 
 
 def reset_channel_layer() -> None:

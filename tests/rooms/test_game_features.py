@@ -28,7 +28,6 @@ from tests.rooms.helpers import (
     fresh_channel_layer,  # noqa: F401 (a fixture)
     game_updates,
     latest_game,
-    moves_played,  # noqa: F401 (a fixture)
     new_room,
     open_socket,
     receive_until,

@@ -27,7 +27,6 @@ from tests.rooms.helpers import (
     game_in_play,
     is_type,
     is_update,
-    moves_played,  # noqa: F401 (a fixture)
     open_socket,
     receive,
     receive_until,

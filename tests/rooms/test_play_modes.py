@@ -20,7 +20,6 @@ from tests.rooms.helpers import (
     fresh_channel_layer,  # noqa: F401 (a fixture)
     is_type,
     latest_game,
-    moves_played,  # noqa: F401 (a fixture)
     receive_until,
 )
 

@@ -17,7 +17,6 @@ from tests.rooms.helpers import (
     game_in_play,
     game_updates,
     lowest_candle,
-    moves_played,  # noqa: F401 (a fixture)
     open_socket,
     received_by,
     started_room,

@@ -13,7 +13,6 @@ from tests.rooms.helpers import (
     cookie_for,
     fresh_channel_layer,  # noqa: F401 (a fixture)
     is_type,
-    moves_played,  # noqa: F401 (a fixture)
     open_socket,
     receive_until,
     room_with,

@@ -18,7 +18,6 @@ from tests.rooms.helpers import (
     fresh_channel_layer,  # noqa: F401 (a fixture)
     is_type,
     is_update,
-    moves_played,  # noqa: F401 (a fixture)
     open_socket,
     receive_until,
     started_room,
