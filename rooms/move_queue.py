@@ -95,8 +95,12 @@ log = logging.getLogger("wickwise.moves")
 
 QUEUE = "moves"  # the moves' lane; the starts' lane, the bells and the workers' lists are named after it
 # A worker's move threads when its --move-threads is not given, by database (default_move_threads); any other
-# database gets DEFAULT_MOVE_THREADS.
-MOVE_THREADS_BY_DATABASE = {"sqlite": 4, "postgresql": 4}
+# database gets DEFAULT_MOVE_THREADS. SQLite has one writer (every move's transaction takes it at BEGIN IMMEDIATE)
+# and a move's Python runs under one GIL, so more threads only took turns, with hand-offs and context switches:
+# with one thread the worker spent about a fifth less CPU a move, and a move reached every seat sooner (docs/
+# benchmarks.md, "One move thread on SQLite"). PostgreSQL overlaps the threads' round trips; four were not
+# measured against fewer there.
+MOVE_THREADS_BY_DATABASE = {"sqlite": 1, "postgresql": 4}
 DEFAULT_MOVE_THREADS = 4
 START_SHARE = 0.5  # at most this share of a worker's move threads plays starts and play-agains at once
 # A start (or play-again) that has waited this share of its answer deadline is taken ahead of moves: flat

@@ -9,7 +9,7 @@ from rooms import move_queue
 from rooms.management.commands.worker import Command
 
 
-@pytest.mark.parametrize(("vendor", "threads"), [("sqlite", 4), ("postgresql", 4), ("mysql", 4)])
+@pytest.mark.parametrize(("vendor", "threads"), [("sqlite", 1), ("postgresql", 4), ("mysql", 4)])
 def test_the_default_depends_on_the_database(vendor, threads):
     assert move_queue.default_move_threads(vendor) == threads
 
