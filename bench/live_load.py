@@ -1,6 +1,6 @@
 """Live-play load: many WebSocket clients in rooms of four playing candles on one daphne and one worker.
 
-    python bench/live_load.py --clients 200 [--games 2] [--think 0] [--pairs 5] [--move-threads 4] [--echo-messages 30]
+    python bench/live_load.py --clients 200 [--games 2] [--think 0] [--pairs 5] [--move-threads N] [--echo-messages 30]
                               [--relay]
 
 Prints decisions per second, the server's CPU per move, and the time from a move being sent to every seat
@@ -84,6 +84,7 @@ import gc
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -131,12 +132,18 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+MOVE_THREADS_LOGGED = re.compile(r"playing moves in (\d+) threads")  # MovePlayer.start's line
+
+
 class Server:
     """daphne + one worker on a fresh database, with the echo baseline mounted. The worker plays the
 sockets' moves (rooms/move_queue.py), so the game's work is counted in the worker's CPU."""
 
-    def __init__(self, redis_url: str, *, move_threads: int, database_url: str | None = None, label: str = ""):
-        """`label` gives a second server at once its own folder and Redis prefix (see compare_databases)."""
+    def __init__(self, redis_url: str, *, move_threads: int | None, database_url: str | None = None,
+                 label: str = ""):
+        """`label` gives a second server at once its own folder and Redis prefix (see compare_databases).
+        `move_threads`: the worker's --move-threads, or None for its default (by database)."""
+        self.move_threads_asked = move_threads
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         workdir = ROOT / "var" / (f"bench-{label}" if label else "bench")
@@ -163,10 +170,12 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
         self.stacks_file = workdir / "worker-stacks.jsonl"  # with --sample-worker (rooms/sampler.py)
         worker_env = {**self.env, **({"WICKWISE_SAMPLE_STACKS": str(self.stacks_file)} if SAMPLE else {})}
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=self.env, check=True)
-        self.logs = open(workdir / "server.log", "w")  # noqa: SIM115
+        self.log_path = workdir / "server.log"
+        self.logs = open(self.log_path, "w")  # noqa: SIM115
+        threads = ["--move-threads", str(move_threads)] if move_threads is not None else []
         self.processes = [
             self.start_daphne(),
-            subprocess.Popen([sys.executable, "manage.py", "worker", "--move-threads", str(move_threads)],
+            subprocess.Popen([sys.executable, "manage.py", "worker", *threads],
                              cwd=ROOT, env=worker_env, stdout=self.logs, stderr=subprocess.STDOUT),
         ]
         self.wait_listening()
@@ -180,6 +189,17 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
             except OSError:
                 time.sleep(0.05)
         raise RuntimeError("daphne did not start")
+
+    def move_threads(self) -> str:
+        """The worker's move threads as it logged them at its start (rooms/move_queue.py), and whether they were
+        asked for or its default."""
+        try:
+            found = MOVE_THREADS_LOGGED.search(self.log_path.read_text(errors="replace"))
+        except OSError:
+            found = None
+        count = found.group(1) if found else (str(self.move_threads_asked) if self.move_threads_asked else "?")
+        how = "the worker's default" if self.move_threads_asked is None else "--move-threads"
+        return f"{count} move threads, {how}"
 
     def kill_daphne(self):
         """kill -9, as a crash or an out-of-memory kill would: no socket is closed cleanly."""
@@ -873,7 +893,7 @@ def compare_databases(args) -> int:
                     print(f"             {results[-1].pair.relay_line()}", flush=True)
                 print(f"             client: echo phase {results[-1].pair.room_echo_client} | games "
                       f"{results[-1].pair.client}", flush=True)
-    _print_comparison(databases, results, args)
+    _print_comparison(databases, results, args, {name: server.move_threads() for name, server in servers.items()})
     return 0
 
 
@@ -904,12 +924,13 @@ def _pair_line(pair: Pair) -> str:
             f" p99 {percentile(echo, 0.99) * ms:5.1f} ms | ratio {pair.ratio:4.2f}{cpu}")
 
 
-def _print_comparison(databases: list[str], results: list[ComparedPair], args) -> None:
+def _print_comparison(databases: list[str], results: list[ComparedPair], args, threads: dict[str, str]) -> None:
     ms = 1000.0
     pace = f"thinking 0-{2 * args.think:g} s before each move" if args.think else "acting at once"
     print(f"live play, databases compared in one run: {args.clients} clients in {args.clients // 4} rooms of four, "
-          f"{args.games} games each, {pace}, one daphne + one worker a database; {args.pairs} pairs a database, "
-          f"alternating")
+          f"{args.games} games each, {pace}, one daphne + one worker a database "
+          f"({'; '.join(f'{DATABASE_NAMES[name]} {threads[name]}' for name in databases)}); {args.pairs} pairs a "
+          f"database, alternating")
     for number, result in enumerate(results, 1):
         print(f"  {number:2} {result.started} {DATABASE_NAMES[result.database]:10} {_pair_line(result.pair)}"
               f" | the other server's CPU: {', '.join(f'{k} {v:.2f} s' for k, v in result.idle_cpu.items())}")
@@ -1010,8 +1031,9 @@ def arguments() -> argparse.ArgumentParser:
                         help="mean seconds a client waits before each move (0: at once)")
     parser.add_argument("--echo-messages", type=int, default=30, help="echo round trips per client, idle")
     parser.add_argument("--echo-clients", type=int, default=20, help="echo sockets measured during the games")
-    parser.add_argument("--move-threads", type=int, default=4,
-                        help="moves the worker plays at once (its --move-threads; on PostgreSQL, rooms in parallel)")
+    parser.add_argument("--move-threads", type=int, default=None,
+                        help="moves the worker plays at once (its --move-threads; on PostgreSQL, rooms in parallel); "
+                             "by default the worker's own, by database")
     parser.add_argument("--stagger-starts", action="store_true",
                         help="with --think, each host waits as long as a move before pressing Start (else all at once)")
     parser.add_argument("--pairs", type=int, default=5,
@@ -1072,7 +1094,8 @@ def main() -> int:
     database = "PostgreSQL" if server.env["DATABASE_URL"].startswith("postgres") else "SQLite"
     pace = f"thinking 0-{2 * args.think:g} s before each move" if args.think else "acting at once"
     print(f"live play: {args.clients} clients in {args.clients // 4} rooms of four, {args.games} games each, "
-          f"{pace}, one daphne + one worker, {database}; {args.pairs} pairs of (echo to every seat, "
+          f"{pace}, one daphne + one worker ({server.move_threads()}), {database}; {args.pairs} pairs of (echo to "
+          f"every seat, "
           f"{'relay through the worker, ' if args.relay else ''}games)")
     for number, pair in enumerate(pairs, 1):
         cpu = (f"   CPU a move: daphne {pair.cpu['daphne'] / pair.moves * ms:.2f} ms, worker "

@@ -84,7 +84,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import redis.asyncio
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections
 from django.utils import translation
 from django.utils.translation import gettext as _
 from redis.exceptions import NoScriptError, RedisError, ResponseError
@@ -94,6 +94,14 @@ from rooms import broadcast, codes, live, services, trace
 log = logging.getLogger("wickwise.moves")
 
 QUEUE = "moves"  # the moves' lane; the starts' lane, the bells and the workers' lists are named after it
+# A worker's move threads when its --move-threads is not given, by database (default_move_threads); any other
+# database gets DEFAULT_MOVE_THREADS. SQLite has one writer (every move's transaction takes it at BEGIN IMMEDIATE)
+# and a move's Python runs under one GIL, so more threads only took turns, with hand-offs and context switches:
+# with one thread the worker spent about a fifth less CPU a move, and a move reached every seat sooner (docs/
+# benchmarks.md, "One move thread on SQLite"). PostgreSQL overlaps the threads' round trips; four were not
+# measured against fewer there.
+MOVE_THREADS_BY_DATABASE = {"sqlite": 1, "postgresql": 4}
+DEFAULT_MOVE_THREADS = 4
 START_SHARE = 0.5  # at most this share of a worker's move threads plays starts and play-agains at once
 # A start (or play-again) that has waited this share of its answer deadline is taken ahead of moves: flat
 # out, moves never stop coming once some rooms play, and starts that only got the slots moves left starved
@@ -120,6 +128,14 @@ def mount_bench_kinds() -> bool:
 
     echo.mount()
     return True
+
+
+def default_move_threads(vendor: str | None = None) -> int:
+    """The move threads a worker plays with unless told (its --move-threads): MOVE_THREADS_BY_DATABASE for the
+    default database's vendor (`vendor`, else the connection's, known without connecting)."""
+    if vendor is None:
+        vendor = connections[DEFAULT_DB_ALIAS].vendor
+    return MOVE_THREADS_BY_DATABASE.get(vendor, DEFAULT_MOVE_THREADS)
 
 
 def _lane_of(kind: str) -> tuple[str, str]:
@@ -664,7 +680,12 @@ class MovePlayer:
     and play-agains taken from their lane hold one of `start_threads` slots until played, so moves always
     have a thread, overdue starts included (module docstring)."""
 
-    def __init__(self, *, threads: int = 4):
+    def __init__(self, *, threads: int | None = None):
+        """`threads`: how many requests it plays at once; None, the database's default (default_move_threads)."""
+        threads = default_move_threads() if threads is None else threads
+        if threads < 1:
+            raise ValueError(f"a worker needs at least one move thread, not {threads}")
+        self.threads = threads
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="move")
         self.rooms_in_play: dict[str, collections.deque] = {}  # a room's requests waiting on the one in play
         self.rooms_lock = threading.Lock()
@@ -698,6 +719,7 @@ class MovePlayer:
         self.thread = threading.Thread(target=self._take, name="move-intake", daemon=True)
 
     def start(self) -> MovePlayer:
+        log.info("playing moves in %d threads, at most %d of them on starts", self.threads, self.start_threads)
         self._heartbeat()
         self.thread.start()
         return self

@@ -50,3 +50,31 @@ def test_a_pair_runs_the_relay_through_the_worker_only_when_asked(monkeypatch, a
     assert ran == [*paths, "games"]
     assert (pair.relay is not None) == ("--relay" in argv)
     assert (pair.relay_line() != "") == ("--relay" in argv)
+
+
+@pytest.mark.parametrize(("move_threads", "flag", "said"), [
+    (None, [], "1 move threads, the worker's default"),
+    (2, ["--move-threads", "2"], "2 move threads, --move-threads"),
+])
+def test_the_worker_is_told_its_move_threads_only_when_they_are_given(monkeypatch, move_threads, flag, said):
+    """Without --move-threads the worker picks its own (by database), and the run says which it used, as the
+    worker logged it."""
+    commands = []
+
+    class Process:
+        def __init__(self, command, **_kwargs):
+            commands.append(command)
+
+    monkeypatch.setattr(live_load.subprocess, "run", lambda *args, **kwargs: None)
+    monkeypatch.setattr(live_load.subprocess, "Popen", Process)
+    monkeypatch.setattr(live_load.Server, "wait_listening", lambda self: None)
+    server = live_load.Server("redis://127.0.0.1:1/0", move_threads=move_threads, label="test-move-threads")
+    try:
+        worker = next(command for command in commands if "worker" in command)
+        assert worker[worker.index("worker") + 1:] == flag
+        server.logs.write(f"INFO playing moves in {move_threads or 1} threads, at most 1 of them on starts\n")
+        server.logs.flush()
+        assert server.move_threads() == said
+    finally:
+        server.logs.close()
+        live_load.shutil.rmtree(server.log_path.parent, ignore_errors=True)

@@ -329,11 +329,12 @@ class Workers:
     def _command(self, *extra: str) -> list[str]:
         return [sys.executable, "manage.py", "worker", *extra]
 
-    def start(self, **env: str) -> subprocess.Popen:
-        """A worker that runs until stopped; returns once it has rebuilt the index and polls."""
+    def start(self, *args: str, **env: str) -> subprocess.Popen:
+        """A worker (`args`: its command's options) that runs until stopped; returns once it has rebuilt the index
+        and polls."""
         log_path = self.logs / f"worker-{time.time_ns()}.log"
         with open(log_path, "w") as log:
-            process = subprocess.Popen(self._command(), cwd=ROOT, env={**self.env, **env},
+            process = subprocess.Popen(self._command(*args), cwd=ROOT, env={**self.env, **env},
                                        stdout=log, stderr=subprocess.STDOUT)
         self.running.append((process, log_path))
 

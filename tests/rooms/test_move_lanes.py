@@ -346,3 +346,20 @@ def test_a_push_lands_and_rings_its_bell_even_when_redis_lost_the_push_script(mo
     assert live.client().script_exists(digest) == [True]
     assert [json.loads(raw)["mover"] for raw in live.client().lrange(lane, 0, -1)] == ["move#1", "move#2"]
     assert live.client().lrange(bell, 0, -1) == ["1"]
+
+
+def test_with_one_thread_a_move_waits_for_at_most_the_start_in_play(recorder):
+    """A worker with a single move thread (SQLite's default) lets starts have it, one at a time: a move handed
+    over during a burst of starts is played right after the start in play, before the starts still waiting."""
+    recorder.start_seconds = 0.3  # the move is handed over well within the first start
+    player = move_queue.MovePlayer(threads=1).start()
+    try:
+        assert player.start_threads == 1
+        hand_over_all([("start", f"S{n:05d}", f"start#{n}") for n in range(6)])
+        wait_for(lambda: recorder.began, what="the first start in play")
+        hand_over_all([("move", "M00000", "move#0")])
+        wait_for(lambda: len(recorder.ended) == 7, what="every request played")
+    finally:
+        player.stop()
+    assert recorder.most_starts_at_once == 1
+    assert recorder.ended.index("move#0") <= 1, recorder.ended

@@ -3,16 +3,18 @@ after a restart, with two workers at once, stale and paused countdowns, and bots
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import timedelta
 
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.test import override_settings
 from django.utils import timezone
 
 from games.candles import engine
-from rooms import live, services
+from rooms import live, move_queue, services
 from rooms.models import Game, Move, Seat
 from tests.rooms.helpers import (
     Workers,
@@ -160,3 +162,13 @@ def test_bots_play_a_whole_game_with_no_browser(workers):
     assert by_seat == {0: {"stand_in"}, 1: {"bot"}, 2: {"bot"}}
     assert Seat.objects.get(room__code=code, index=0).stand_in
     assert Game.objects.filter(room_code=code, number=2, status=Game.Status.LOBBY).exists()
+
+
+@pytest.mark.parametrize(("args", "expected"), [((), None), (("--move-threads", "3"), 3)])
+def test_the_worker_plays_moves_in_its_databases_default_threads_unless_told(workers, args, expected):
+    """The real command: without --move-threads, the database's default (move_queue.MOVE_THREADS_BY_DATABASE)."""
+    expected = expected or move_queue.MOVE_THREADS_BY_DATABASE[connection.vendor]
+    workers.start(*args)
+    said = wait_for(lambda: re.search(r"playing moves in (\d+) threads", workers.log_text()),
+                    what="the worker's move threads logged")
+    assert int(said.group(1)) == expected

@@ -67,10 +67,13 @@ class Command(BaseCommand):
         parser.add_argument("--threads", type=int, default=4, help="timers handled at once")
         parser.add_argument("--bot-threads", type=int, default=4,
                             help="bot turns handled at once (a bot thinking or showing its play waits here)")
-        parser.add_argument("--move-threads", type=int, default=4, help="socket moves played at once")
+        parser.add_argument("--move-threads", type=int, default=None,
+                            help="socket moves played at once (default: by database, " + ", ".join(
+                                f"{count} on {vendor}" for vendor, count in move_queue.MOVE_THREADS_BY_DATABASE.items()
+                            ) + f", else {move_queue.DEFAULT_MOVE_THREADS})")
         parser.add_argument("--once", action="store_true", help="handle what is due now, then exit")
 
-    def handle(self, *args, threads: int, bot_threads: int, move_threads: int, once: bool, **options):
+    def handle(self, *args, threads: int, bot_threads: int, move_threads: int | None, once: bool, **options):
         move_queue.mount_bench_kinds()  # the live-play benchmark's relay, with its setting only; never on a site
         stop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -85,7 +88,8 @@ class Command(BaseCommand):
         last_rebuild = last_expiry = last_look = time.monotonic()
         last_sessions = None
         redis_failed = False
-        # Moves have threads of their own: a player's move does not queue behind bots' turns.
+        # Moves have threads of their own: a player's move does not queue behind bots' turns. How many, unless
+        # told, depends on the database (move_queue.default_move_threads).
         moves = None if once else move_queue.MovePlayer(threads=move_threads).start()
         # Bot turns have threads of their own too: a bot searching (in a process of its own, bot_runner) or
         # showing its play tile by tile waits there, never in front of a countdown or a grace period.
