@@ -67,7 +67,8 @@ class Command(BaseCommand):
         parser.add_argument("--threads", type=int, default=4, help="timers handled at once")
         parser.add_argument("--bot-threads", type=int, default=4,
                             help="bot turns handled at once (a bot thinking or showing its play waits here)")
-        parser.add_argument("--move-threads", type=int, default=4, help="socket moves played at once")
+        parser.add_argument("--move-threads", type=int, default=4,
+                            help="socket moves played at once; 0: the intake plays them itself, one at a time")
         parser.add_argument("--once", action="store_true", help="handle what is due now, then exit")
 
     def handle(self, *args, threads: int, bot_threads: int, move_threads: int, once: bool, **options):
