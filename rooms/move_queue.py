@@ -97,10 +97,11 @@ QUEUE = "moves"  # the moves' lane; the starts' lane, the bells and the workers'
 # A worker's move threads when its --move-threads is not given, by database (default_move_threads); any other
 # database gets DEFAULT_MOVE_THREADS. SQLite has one writer (every move's transaction takes it at BEGIN IMMEDIATE)
 # and a move's Python runs under one GIL, so more threads only took turns, with hand-offs and context switches:
-# with one thread the worker spent about a fifth less CPU a move, and a move reached every seat sooner (docs/
-# benchmarks.md, "One move thread on SQLite"). PostgreSQL overlaps the threads' round trips; four were not
-# measured against fewer there.
-MOVE_THREADS_BY_DATABASE = {"sqlite": 1, "postgresql": 4}
+# with one thread the worker spent about a fifth less CPU a move, and a move reached every seat sooner, and
+# with none (the intake playing what it took itself) less again (docs/benchmarks.md, "One move thread on
+# SQLite" and "The intake playing the moves itself"). PostgreSQL overlaps the threads' round trips; four were
+# not measured against fewer there.
+MOVE_THREADS_BY_DATABASE = {"sqlite": 0, "postgresql": 4}
 DEFAULT_MOVE_THREADS = 4
 START_SHARE = 0.5  # at most this share of a worker's move threads plays starts and play-agains at once
 # A start (or play-again) that has waited this share of its answer deadline is taken ahead of moves: flat
@@ -678,15 +679,25 @@ class MovePlayer:
     Any number of workers may run: a move from a lane to a worker's own list hands each request to one
     of them, and the list outlives the worker; the games' row versions keep two workers apart. Starts
     and play-agains taken from their lane hold one of `start_threads` slots until played, so moves always
-    have a thread, overdue starts included (module docstring)."""
+    have a thread, overdue starts included (module docstring).
+
+    `threads=0`: no move threads; the intake plays what it took itself, in the order taken, before its next
+    take. No request is handed from one thread to another (one wake-up and its context switches less a
+    request); a take meanwhile waits, and the requests sent meanwhile wait for it in Redis. One writer at a
+    time is all SQLite allows anyway (docs/benchmarks.md, "the intake playing the moves itself")."""
+
+    INLINE_SLOTS = 8  # requests one take of an intake that plays them itself may take: a room's round, together
 
     def __init__(self, *, threads: int | None = None):
-        """`threads`: how many requests it plays at once; None, the database's default (default_move_threads)."""
+        """`threads`: how many requests it plays at once, 0 for the intake alone (above); None, the database's
+        default (default_move_threads)."""
         threads = default_move_threads() if threads is None else threads
-        if threads < 1:
-            raise ValueError(f"a worker needs at least one move thread, not {threads}")
+        if threads < 0:
+            raise ValueError(f"a worker's move threads cannot be negative: {threads}")
         self.threads = threads
-        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="move")
+        self.inline = threads == 0
+        self.pool = None if self.inline else ThreadPoolExecutor(max_workers=threads, thread_name_prefix="move")
+        self.to_play: collections.deque = collections.deque()  # the intake's own, when it plays them itself
         self.rooms_in_play: dict[str, collections.deque] = {}  # a room's requests waiting on the one in play
         self.rooms_lock = threading.Lock()
         self.queued = 0  # requests submitted to the pool and not yet begun by a thread (under rooms_lock)
@@ -698,8 +709,8 @@ class MovePlayer:
         self.games_in_play: dict = {}  # by room code; a room's entry is used by one thread at a time
         # Take only what this worker's threads can start on soon: moves left in Redis go to whichever
         # worker is free, and a worker that stops loses none it has not begun.
-        self.free = threading.BoundedSemaphore(threads * 2)
-        self.start_threads = max(1, int(threads * START_SHARE))
+        self.free = threading.BoundedSemaphore(self.INLINE_SLOTS if self.inline else threads * 2)
+        self.start_threads = max(1, int(threads * START_SHARE))  # one start a take when the intake plays them
         self.start_free = threading.BoundedSemaphore(self.start_threads)
         self.stopping = threading.Event()
         self.id = uuid.uuid4().hex
@@ -719,7 +730,8 @@ class MovePlayer:
         self.thread = threading.Thread(target=self._take, name="move-intake", daemon=True)
 
     def start(self) -> MovePlayer:
-        log.info("playing moves in %d threads, at most %d of them on starts", self.threads, self.start_threads)
+        log.info("playing moves in %d threads%s, at most %d of them on starts", self.threads,
+                 " (the intake plays them itself)" if self.inline else "", self.start_threads)
         self._heartbeat()
         self.thread.start()
         return self
@@ -732,7 +744,8 @@ class MovePlayer:
                 if not self.rooms_in_play:
                     break
             time.sleep(0.05)
-        self.pool.shutdown(wait=True)
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
         log.info("%d requests begun, %d of them by the thread of their room's request before",
                  self.begun_from_pool + self.begun_in_turn, self.begun_in_turn)
         log.info("%d moves written together with others of their room; moves taken to play together, by number: %s",
@@ -835,8 +848,19 @@ class MovePlayer:
                     self.in_hand.update(taken)  # counts each
             for raw, is_start in zip(taken, starting):  # in the order taken: a room's requests keep it
                 self._hand_to_room(raw, start_slot=bool(is_start), stamps=take_stamps)
+            self._play_what_was_taken()
             if taken:
                 stamps.mark("ready")
+
+    def _play_what_was_taken(self) -> None:
+        """An intake that plays its requests itself: each room's first, in the order taken, and the room's
+        next ones after it (`_play`). A request that raises is logged and the next one played: the intake
+        must go on taking."""
+        while self.to_play:
+            try:
+                self._play(*self.to_play.popleft())
+            except Exception:
+                log.exception("a request played by the intake failed")
 
     def _put_back_lost_takes(self) -> None:
         """Put back on the moves' list what a take whose reply was lost left on this worker's list: the requests
@@ -892,8 +916,7 @@ class MovePlayer:
                 waiting.append((raw, payload, start_slot))
                 return
             self.rooms_in_play[room] = collections.deque()
-            self.queued += 1
-        self.pool.submit(self._play, raw, payload, room, start_slot)
+        self._submit(raw, payload, room, start_slot)
 
     def _next_of_room(self, room: str, *, go_on: bool = True) -> tuple | None:
         """The room's request in play is done: its next one (raw, payload, start_slot) if no other room's
@@ -998,7 +1021,10 @@ class MovePlayer:
     def _submit(self, raw: str, payload: dict | None, room: str | None, start_slot: bool) -> None:
         with self.rooms_lock:
             self.queued += 1
-        self.pool.submit(self._play, raw, payload, room, start_slot)
+        if self.inline:
+            self.to_play.append((raw, payload, room, start_slot))
+        else:
+            self.pool.submit(self._play, raw, payload, room, start_slot)
 
     def _play_one(self, raw: str, payload: dict | None, start_slot: bool) -> None:
         close_old_connections()

@@ -97,7 +97,8 @@ def test_the_starts_lane_keeps_the_order_sent_and_one_room_plays_one_request_at_
     assert recorder.most_starts_at_once == 1
 
 
-def test_a_dead_workers_taken_starts_and_moves_are_played_once_in_the_order_taken(recorder):
+@pytest.mark.parametrize("threads", [2, 0], ids=["move threads", "the intake plays"])
+def test_a_dead_workers_taken_starts_and_moves_are_played_once_in_the_order_taken(recorder, threads):
     hand_over_all([("start", "AAAAAA", "start#0"), ("move", "AAAAAA", "move#1"), ("move", "BBBBBB", "move#2")])
     redis_client = live.client()
     moves_lane, starts_lane = live.key(move_queue.QUEUE), live.key(move_queue.QUEUE, "starts")
@@ -107,7 +108,7 @@ def test_a_dead_workers_taken_starts_and_moves_are_played_once_in_the_order_take
     assert redis_client.lmove(moves_lane, dead, "LEFT", "RIGHT")
     redis_client.sadd(live.key(move_queue.QUEUE, "takers"), "dead")
     redis_client.rpush(live.key(move_queue.QUEUE, "bell", "dead"), 1)
-    player = move_queue.MovePlayer(threads=2).start()
+    player = move_queue.MovePlayer(threads=threads).start()
     try:
         wait_for(lambda: len(recorder.ended) == 3, what="the recovered requests played")
         time.sleep(0.3)  # and nothing after them
@@ -121,9 +122,10 @@ def test_a_dead_workers_taken_starts_and_moves_are_played_once_in_the_order_take
     assert not redis_client.sismember(live.key(move_queue.QUEUE, "takers"), "dead")
 
 
-def test_two_workers_play_every_request_of_both_lanes_once(recorder):
+@pytest.mark.parametrize("threads", [2, 0], ids=["move threads", "the intake plays"])
+def test_two_workers_play_every_request_of_both_lanes_once(recorder, threads):
     recorder.start_seconds = 0.01
-    players = [move_queue.MovePlayer(threads=2).start() for _ in range(2)]
+    players = [move_queue.MovePlayer(threads=threads).start() for _ in range(2)]
     requests = [("move" if n % 3 else "start", f"R{n % 7:05d}", f"request#{n}") for n in range(60)]
     try:
         hand_over_all(requests)
@@ -309,6 +311,55 @@ def test_a_rooms_next_request_is_played_when_the_one_before_it_raised(recorder, 
     assert recorder.ended == ["move#0", "move#1"]
     assert not player.rooms_in_play and player.queued == 0
     assert (player.begun_from_pool, player.begun_in_turn) == (2, 0)
+
+
+def test_an_intake_that_plays_itself_plays_each_room_in_order_on_its_own_thread_one_start_a_take(recorder, monkeypatch):
+    """threads=0: no move thread; the intake plays what it took before its next take, each room's requests in
+    the order taken, with no more than one start a take, so a move queued behind many starts still goes
+    ahead of most of them."""
+    release, threads = holding_the_first(recorder, monkeypatch, "start#0")
+    player = move_queue.MovePlayer(threads=0)
+    assert player.pool is None and player.start_threads == 1
+    player.start()
+    try:
+        hand_over_all([("start", f"S{n:05d}", f"start#{n}") for n in range(10)])
+        wait_for(lambda: recorder.began == [] and "start#0" in threads, what="the first start in play")
+        hand_over_all([("move", "AAAAAA", f"move#a{n}") for n in range(3)] + [("move", "BBBBBB", "move#b0")])
+        release.set()
+        wait_for(lambda: len(recorder.ended) == 14, what="every request played")
+    finally:
+        release.set()
+        player.stop()
+    assert set(threads.values()) == {player.thread.ident}  # all on the intake's own thread
+    assert [mover for mover in recorder.ended if mover.startswith("move#a")] == ["move#a0", "move#a1", "move#a2"]
+    assert recorder.ended.index("move#b0") < 4, recorder.ended  # the starts one a take: the moves went ahead
+    assert recorder.most_starts_at_once == 1
+    assert not player.rooms_in_play and player.queued == 0 and not player.to_play
+    slots = 0  # every slot given back, once each
+    while player.free.acquire(blocking=False):
+        slots += 1
+    assert slots == move_queue.MovePlayer.INLINE_SLOTS
+
+
+def test_an_intake_that_plays_itself_goes_on_after_a_request_raised(recorder, monkeypatch):
+    play_one = move_queue.MovePlayer._play_one
+
+    def raising_for_the_first(self, raw, payload, start_slot):
+        play_one(self, raw, payload, start_slot)
+        if '"move#0"' in raw:
+            raise RuntimeError("failed")
+
+    monkeypatch.setattr(move_queue.MovePlayer, "_play_one", raising_for_the_first)
+    player = move_queue.MovePlayer(threads=0).start()
+    try:
+        hand_over_all([("move", "AAAAAA", "move#0"), ("move", "AAAAAA", "move#1"), ("move", "BBBBBB", "move#2")])
+        wait_for(lambda: len(recorder.ended) == 3, what="every request played")
+        hand_over_all([("move", "CCCCCC", "move#3")])  # and the intake still takes
+        wait_for(lambda: len(recorder.ended) == 4, what="the next request played")
+    finally:
+        player.stop()
+    assert recorder.ended[:2] == ["move#0", "move#1"] and player.thread.is_alive() is False
+    assert not player.rooms_in_play and player.queued == 0
 
 
 def test_a_push_lands_and_rings_its_bell_even_when_redis_lost_the_push_script(monkeypatch):

@@ -9,7 +9,7 @@ from rooms import move_queue
 from rooms.management.commands.worker import Command
 
 
-@pytest.mark.parametrize(("vendor", "threads"), [("sqlite", 1), ("postgresql", 4), ("mysql", 4)])
+@pytest.mark.parametrize(("vendor", "threads"), [("sqlite", 0), ("postgresql", 4), ("mysql", 4)])
 def test_the_default_depends_on_the_database(vendor, threads):
     assert move_queue.default_move_threads(vendor) == threads
 
@@ -19,19 +19,21 @@ def test_without_a_vendor_the_default_is_the_default_databases():
 
 
 def test_a_player_not_told_plays_with_the_databases_default_and_one_told_with_what_it_was_told():
-    for threads, expected in ((None, move_queue.default_move_threads()), (3, 3), (1, 1)):
+    for threads, expected in ((None, move_queue.default_move_threads()), (3, 3), (1, 1), (0, 0)):
         player = move_queue.MovePlayer(threads=threads)
         try:
             assert player.threads == expected
-            assert player.pool._max_workers == expected
+            assert player.inline == (expected == 0)
+            assert (player.pool._max_workers if player.pool else 0) == expected
             assert player.start_threads == max(1, int(expected * move_queue.START_SHARE))
         finally:
-            player.pool.shutdown()
+            if player.pool:
+                player.pool.shutdown()
 
 
-def test_a_player_needs_a_thread():
+def test_a_player_cannot_have_fewer_than_no_move_threads():
     with pytest.raises(ValueError):
-        move_queue.MovePlayer(threads=0)
+        move_queue.MovePlayer(threads=-1)
 
 
 def test_the_workers_flag_is_left_to_the_database_unless_given():

@@ -68,9 +68,10 @@ class Command(BaseCommand):
         parser.add_argument("--bot-threads", type=int, default=4,
                             help="bot turns handled at once (a bot thinking or showing its play waits here)")
         parser.add_argument("--move-threads", type=int, default=None,
-                            help="socket moves played at once (default: by database, " + ", ".join(
-                                f"{count} on {vendor}" for vendor, count in move_queue.MOVE_THREADS_BY_DATABASE.items()
-                            ) + f", else {move_queue.DEFAULT_MOVE_THREADS})")
+                            help="socket moves played at once, 0 for the intake alone, one at a time (default: by "
+                            "database, " + ", ".join(f"{count} on {vendor}" for vendor, count
+                                                     in move_queue.MOVE_THREADS_BY_DATABASE.items())
+                            + f", else {move_queue.DEFAULT_MOVE_THREADS})")
         parser.add_argument("--once", action="store_true", help="handle what is due now, then exit")
 
     def handle(self, *args, threads: int, bot_threads: int, move_threads: int | None, once: bool, **options):
