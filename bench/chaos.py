@@ -90,7 +90,7 @@ class Site:
         return subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
 
     def _daphne(self, port: int) -> subprocess.Popen:
-        return self._spawn([sys.executable, "-m", "daphne", "-v", "0", "-b", "127.0.0.1", "-p", str(port),
+        return self._spawn([sys.executable, "-m", "config.serve", "-v", "0", "-b", "127.0.0.1", "-p", str(port),
                             "--websocket-max-message-size", "8192", "config.asgi:application"])
 
     def _worker(self) -> subprocess.Popen:

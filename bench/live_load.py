@@ -105,6 +105,7 @@ sys.path.insert(0, str(ROOT))
 from websockets.asyncio.client import connect  # noqa: E402
 
 from bench.common import percentile  # noqa: E402
+from config.serve import chosen_event_loop  # noqa: E402
 from scripts.localredis import started_redis  # noqa: E402
 from scripts.run import daphne_command, raise_open_files_limit  # noqa: E402
 
@@ -1094,8 +1095,8 @@ def main() -> int:
     database = "PostgreSQL" if server.env["DATABASE_URL"].startswith("postgres") else "SQLite"
     pace = f"thinking 0-{2 * args.think:g} s before each move" if args.think else "acting at once"
     print(f"live play: {args.clients} clients in {args.clients // 4} rooms of four, {args.games} games each, "
-          f"{pace}, one daphne + one worker ({server.move_threads()}), {database}; {args.pairs} pairs of (echo to "
-          f"every seat, "
+          f"{pace}, one daphne (on {chosen_event_loop(server.env)}) + one worker ({server.move_threads()}), "
+          f"{database}; {args.pairs} pairs of (echo to every seat, "
           f"{'relay through the worker, ' if args.relay else ''}games)")
     for number, pair in enumerate(pairs, 1):
         cpu = (f"   CPU a move: daphne {pair.cpu['daphne'] / pair.moves * ms:.2f} ms, worker "

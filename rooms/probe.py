@@ -1,6 +1,6 @@
 """What a long-lived daphne holds, on request: off unless the environment sets WICKWISE_PROBE_FILE. Then
 SIGUSR1 appends one JSON line to that file: the process's resident memory, its live objects by generation and
-by type, the event loop's tasks and timers, the channel layer's channels and groups, and daphne's
+by type, the event loop's kind, tasks and timers, the channel layer's channels and groups, and daphne's
 connections. bench/live_load.py --probe asks for one after each pair, to see whether anything grows with the
 server's age."""
 
@@ -79,7 +79,9 @@ def snapshot() -> dict:
         "objects": sum(types.values()),
         "types": dict(types.most_common(400)),
         "tasks": len(asyncio.all_tasks(loop)) if loop is not None else None,
-        "timers": len(getattr(loop, "_scheduled", ())) if loop is not None else None,
+        "loop": f"{type(loop).__module__}.{type(loop).__qualname__}" if loop is not None else None,
+        # the standard library's loop keeps its timers in `_scheduled`; uvloop keeps them in libuv, uncounted
+        "timers": len(loop._scheduled) if hasattr(loop, "_scheduled") else None,
         "layer": _layer(),
         "daphne_connections": daphne_connections,
         "gc_stats": gc.get_stats(),

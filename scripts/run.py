@@ -28,10 +28,11 @@ HANDSHAKE_SECONDS = 30
 
 
 def daphne_command(python: str, *, host: str, port: int | str, extra: tuple[str, ...] = ()) -> list[str]:
-    """How daphne is started, by `make run` and by the benchmarks alike. `extra` goes before the
-    application (--proxy-headers, -v 0)."""
+    """How daphne is started, by `make run` and by the benchmarks alike: through config/serve.py, which
+    picks its event loop (WICKWISE_EVENT_LOOP) before daphne makes it, then runs daphne's own command line.
+    `extra` goes before the application (--proxy-headers, -v 0)."""
     interface = host.strip("[]").replace(":", r"\:")  # an IPv6 address's colons, escaped for the endpoint
-    return [python, "-m", "daphne", "-e", f"tcp:port={port}:interface={interface}:backlog={LISTEN_BACKLOG}",
+    return [python, "-m", "config.serve", "-e", f"tcp:port={port}:interface={interface}:backlog={LISTEN_BACKLOG}",
             "--websocket_connect_timeout", str(HANDSHAKE_SECONDS),
             "--websocket-max-message-size", "65536", "--websocket-max-frame-size", "65536",
             *extra, "config.asgi:application"]

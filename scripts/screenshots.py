@@ -75,7 +75,7 @@ class Site:
         self.processes.append(subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT))
 
     def start(self) -> None:
-        self.spawn("daphne", [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port),
+        self.spawn("daphne", [sys.executable, "-m", "config.serve", "-b", "127.0.0.1", "-p", str(self.port),
                               "--websocket-max-message-size", "65536", "config.asgi:application"])
         self.spawn("worker", [sys.executable, "manage.py", "worker"])
         deadline = time.time() + 30

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from scripts.run import daphne_command
 from tests.support import flush_suite_redis, subprocess_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,11 +99,8 @@ class LiveSite:
         self.env = subprocess_env(**(env or {}))
         self.logs = ROOT / "var" / "test-logs"
         self.logs.mkdir(parents=True, exist_ok=True)
-        self.server = self._spawn(
-            "daphne",
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port),
-             "--websocket-max-message-size", "65536", "config.asgi:application"],
-        )
+        # started as `make run` and the benchmarks start it (scripts/run.py): the same launcher and loop
+        self.server = self._spawn("daphne", daphne_command(sys.executable, host="127.0.0.1", port=self.port))
         self.workers = [self.start_worker() for _ in range(workers)]
         self._wait_ready()
 

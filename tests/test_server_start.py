@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def daphne_arguments(command: list[str]):
-    assert command[1:3] == ["-m", "daphne"]
+    assert command[1:3] == ["-m", "config.serve"]
     return CommandLineInterface().parser.parse_args(command[3:])
 
 
