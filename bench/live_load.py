@@ -198,9 +198,10 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
             found = MOVE_THREADS_LOGGED.search(self.log_path.read_text(errors="replace"))
         except OSError:
             found = None
-        count = found.group(1) if found else (str(self.move_threads_asked) if self.move_threads_asked else "?")
-        how = "the worker's default" if self.move_threads_asked is None else "--move-threads"
-        return f"{count} move threads, {how}"
+        asked = self.move_threads_asked
+        count = found.group(1) if found else (str(asked) if asked is not None else "?")
+        how = "the worker's default" if asked is None else "--move-threads"
+        return f"{'no move threads, the intake plays them' if count == '0' else f'{count} move threads'}, {how}"
 
     def kill_daphne(self):
         """kill -9, as a crash or an out-of-memory kill would: no socket is closed cleanly."""
