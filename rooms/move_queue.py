@@ -184,6 +184,7 @@ async def close_for_this_loop() -> None:
 KINDS = ("move", "start", "play_again")  # what a socket asks of the game; the rest stays in daphne
 TOLD_MARGIN = 0.5  # seconds past the deadline before a socket tells its player when Redis cannot be asked
 TAKER_TTL = 3  # seconds a worker's heartbeat lasts: its taken requests go back to the queue after that
+HEARTBEAT_EVERY = 1.0  # seconds between a worker's heartbeats
 
 
 def deadline_from(sent_at: float) -> float:
@@ -728,17 +729,25 @@ class MovePlayer:
         self.played_on_list: collections.Counter[str] = collections.Counter()
         self.in_hand_lock = threading.Lock()
         self.thread = threading.Thread(target=self._take, name="move-intake", daemon=True)
+        # An intake that plays its requests itself keeps its heartbeat from a thread of its own: a request that
+        # waits (SQLite's writer lock, up to its busy timeout) must not let this worker pass for dead, its list
+        # handed to another worker while it plays from it.
+        self.heart = threading.Thread(target=self._beat_until_stopped, name="move-heartbeat", daemon=True)
 
     def start(self) -> MovePlayer:
         log.info("playing moves in %d threads%s, at most %d of them on starts", self.threads,
                  " (the intake plays them itself)" if self.inline else "", self.start_threads)
         self._heartbeat()
         self.thread.start()
+        if self.inline:
+            self.heart.start()
         return self
 
     def stop(self) -> None:
         self.stopping.set()
         self.thread.join(timeout=10)
+        if self.heart.is_alive():  # before the heartbeat's key goes, below
+            self.heart.join()
         while True:  # moves already taken are played, those waiting behind another of their room's too
             with self.rooms_lock:
                 if not self.rooms_in_play:
@@ -769,12 +778,19 @@ class MovePlayer:
         pipe.sadd(self.takers_key, self.id)
         pipe.execute()
 
+    def _beat_until_stopped(self) -> None:
+        while not self.stopping.wait(HEARTBEAT_EVERY):
+            try:
+                self._heartbeat()
+            except Exception:  # Redis down: the intake's own upkeep says so, and this tries again
+                log.warning("could not keep this worker's heartbeat", exc_info=True)
+
     def _look_after_others(self) -> None:
         """Once a second: keep this worker's heartbeat, and hand back what dead workers had taken."""
         now = time.monotonic()
         if now < self.next_look:
             return
-        self.next_look = now + 1.0
+        self.next_look = now + HEARTBEAT_EVERY
         self._heartbeat()
         redis_client = live.client()
         for taker in redis_client.smembers(self.takers_key):
