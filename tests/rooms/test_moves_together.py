@@ -173,9 +173,11 @@ def waiting_in_room(player: move_queue.MovePlayer, room: str) -> int:
         return len(player.rooms_in_play.get(room, ()))
 
 
-def test_a_worker_plays_a_rooms_queued_moves_together_and_clears_them_from_its_list(monkeypatch):
-    """The first move waits (the locked way: nothing remembered) while the other three queue behind it; the
-    thread then plays those three together, and publishes every update in order."""
+@pytest.mark.parametrize("threads", [2, 0], ids=["move threads", "the intake plays"])
+def test_a_worker_plays_a_rooms_queued_moves_together_and_clears_them_from_its_list(monkeypatch, threads):
+    """The first move waits (the locked way: nothing remembered) while the other three queue behind it (in the
+    room's list, or in Redis while the intake itself plays the first); they are then played together, and
+    every update published in order."""
     code, _tickets, game = started_room(4)
     submit, held, release = services.submit_move, [], threading.Event()
 
@@ -186,12 +188,15 @@ def test_a_worker_plays_a_rooms_queued_moves_together_and_clears_them_from_its_l
         return submit(**kwargs)
 
     monkeypatch.setattr(services, "submit_move", holding_the_first)
-    player = move_queue.MovePlayer(threads=2).start()
+    player = move_queue.MovePlayer(threads=threads).start()
     try:
         with captured_broadcasts() as sent:
-            hand_over_all(code, [(seat, 0, payload["action"]) for seat, payload in enumerate(round_of(code))])
+            round_ = [(seat, 0, payload["action"]) for seat, payload in enumerate(round_of(code))]
+            hand_over_all(code, round_[:1], batch="first")
             wait_for(lambda: held, what="the first move in play")
-            wait_for(lambda: waiting_in_room(player, code) == 3, what="the other three waiting behind it")
+            hand_over_all(code, round_[1:], batch="rest")
+            wait_for(lambda: (waiting_in_room(player, code) if threads else live.client().llen(live.key(
+                move_queue.QUEUE))) == 3, what="the other three waiting behind it")
             release.set()
             wait_for(lambda: len(moves_of(game)) == 4, what="the round played")
             wait_for(lambda: live.client().llen(player.taken_key) == 0, what="the worker's list cleared")
@@ -200,7 +205,7 @@ def test_a_worker_plays_a_rooms_queued_moves_together_and_clears_them_from_its_l
         player.stop()
     assert player.played_together == collections.Counter({3: 1}) and player.moves_written_together == 3
     assert [(seq, mover) for seq, mover, _texts in updates_sent(sent)] == [
-        (1, "test#0"), (2, "test#1"), (3, "test#2"), (4, "test#3")]
+        (1, "first#0"), (2, "rest#0"), (3, "rest#1"), (4, "rest#2")]
 
 
 def test_a_start_or_play_again_is_never_taken_with_the_moves_before_it():
