@@ -10,7 +10,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from bench.chaos import free_port, port_open
 from config import serve
 from scripts.run import daphne_command
 from tests.rooms.helpers import wait_for
@@ -96,27 +96,13 @@ def test_a_handshake_the_application_never_answers_is_dropped_after_the_timeout(
     server = subprocess.Popen(command, cwd=ROOT, env={**os.environ, serve.EVENT_LOOP_VARIABLE: chosen},
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_for(lambda: listening(port), what="daphne to listen")
+        wait_for(lambda: port_open(port), what="daphne to listen")
         waited = asyncio.run(refused_after(f"ws://127.0.0.1:{port}/ws/"))
         assert 1.9 <= waited <= 8, waited
         assert server.poll() is None  # the server goes on
     finally:
         server.terminate()
         assert server.wait(timeout=10) == 0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
 
 
 def test_a_loop_nobody_knows_stops_daphne_before_it_starts():

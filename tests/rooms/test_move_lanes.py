@@ -71,19 +71,22 @@ def recorder(monkeypatch):
     return recorder
 
 
-def test_a_move_queued_behind_many_starts_is_played_before_them(recorder):
-    player = move_queue.MovePlayer(threads=4).start()
+@pytest.mark.parametrize(("threads", "start_threads", "ended_by"), [(4, 2, 5), (1, 1, 1)])
+def test_a_move_queued_behind_many_starts_is_played_before_them(recorder, threads, start_threads, ended_by):
+    """Four threads: two play starts, and the move takes a free one, before the starts still waiting. A single
+    thread lets starts have it, one at a time: the move is played right after the start in play."""
+    recorder.start_seconds = 0.3  # the move is handed over well within the first start
+    player = move_queue.MovePlayer(threads=threads).start()
     try:
-        hand_over_all([("start", f"S{n:05d}", f"start#{n}") for n in range(20)])
+        hand_over_all([("start", f"S{n:05d}", f"start#{n}") for n in range(12)])
         wait_for(lambda: recorder.began, what="the first start in play")
         hand_over_all([("move", "M00000", "move#0")])
-        wait_for(lambda: len(recorder.ended) == 21, what="every request played")
+        wait_for(lambda: len(recorder.ended) == 13, what="every request played")
     finally:
         player.stop()
-    # Two of the four threads play starts; the move takes a free one, before the starts still waiting.
-    assert recorder.most_starts_at_once == player.start_threads == 2
-    assert recorder.ended.index("move#0") < 6, recorder.ended
-    assert sorted(recorder.ended) == sorted([*(f"start#{n}" for n in range(20)), "move#0"])
+    assert recorder.most_starts_at_once == player.start_threads == start_threads
+    assert recorder.ended.index("move#0") <= ended_by, recorder.ended
+    assert sorted(recorder.ended) == sorted([*(f"start#{n}" for n in range(12)), "move#0"])
 
 
 def test_the_starts_lane_keeps_the_order_sent_and_one_room_plays_one_request_at_a_time(recorder):
@@ -287,18 +290,23 @@ def test_a_rooms_next_request_goes_behind_another_rooms_waiting_for_a_thread(rec
     assert (player.begun_from_pool, player.begun_in_turn) == (3, 0)
 
 
+def raising_after_playing(monkeypatch, mover: str) -> None:
+    """MovePlayer._play_one raises once it has played `mover`'s request, as a failure after the play would."""
+    play_one = move_queue.MovePlayer._play_one
+
+    def raising(self, raw, payload, start_slot):
+        play_one(self, raw, payload, start_slot)
+        if f'"{mover}"' in raw:
+            raise RuntimeError("failed")
+
+    monkeypatch.setattr(move_queue.MovePlayer, "_play_one", raising)
+
+
 def test_a_rooms_next_request_is_played_when_the_one_before_it_raised(recorder, monkeypatch):
     """Whatever failed, the room's next request is not left waiting; it goes through the pool's queue, and
     is counted once, as begun from it."""
     release, _threads = holding_the_first(recorder, monkeypatch, "move#0")
-    play_one = move_queue.MovePlayer._play_one
-
-    def raising_for_the_first(self, raw, payload, start_slot):
-        play_one(self, raw, payload, start_slot)
-        if '"move#0"' in raw:
-            raise RuntimeError("failed")
-
-    monkeypatch.setattr(move_queue.MovePlayer, "_play_one", raising_for_the_first)
+    raising_after_playing(monkeypatch, "move#0")
     player = move_queue.MovePlayer(threads=1).start()
     try:
         hand_over_all([("move", "AAAAAA", "move#0"), ("move", "AAAAAA", "move#1")])
@@ -371,14 +379,7 @@ def test_an_intake_that_plays_itself_keeps_its_heartbeat_while_a_request_waits(r
 
 
 def test_an_intake_that_plays_itself_goes_on_after_a_request_raised(recorder, monkeypatch):
-    play_one = move_queue.MovePlayer._play_one
-
-    def raising_for_the_first(self, raw, payload, start_slot):
-        play_one(self, raw, payload, start_slot)
-        if '"move#0"' in raw:
-            raise RuntimeError("failed")
-
-    monkeypatch.setattr(move_queue.MovePlayer, "_play_one", raising_for_the_first)
+    raising_after_playing(monkeypatch, "move#0")
     player = move_queue.MovePlayer(threads=0).start()
     try:
         hand_over_all([("move", "AAAAAA", "move#0"), ("move", "AAAAAA", "move#1"), ("move", "BBBBBB", "move#2")])
@@ -426,20 +427,3 @@ def test_a_push_lands_and_rings_its_bell_even_when_redis_lost_the_push_script(mo
     assert live.client().script_exists(digest) == [True]
     assert [json.loads(raw)["mover"] for raw in live.client().lrange(lane, 0, -1)] == ["move#1", "move#2"]
     assert live.client().lrange(bell, 0, -1) == ["1"]
-
-
-def test_with_one_thread_a_move_waits_for_at_most_the_start_in_play(recorder):
-    """A worker with a single move thread lets starts have it, one at a time: a move handed
-    over during a burst of starts is played right after the start in play, before the starts still waiting."""
-    recorder.start_seconds = 0.3  # the move is handed over well within the first start
-    player = move_queue.MovePlayer(threads=1).start()
-    try:
-        assert player.start_threads == 1
-        hand_over_all([("start", f"S{n:05d}", f"start#{n}") for n in range(6)])
-        wait_for(lambda: recorder.began, what="the first start in play")
-        hand_over_all([("move", "M00000", "move#0")])
-        wait_for(lambda: len(recorder.ended) == 7, what="every request played")
-    finally:
-        player.stop()
-    assert recorder.most_starts_at_once == 1
-    assert recorder.ended.index("move#0") <= 1, recorder.ended
