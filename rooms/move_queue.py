@@ -932,7 +932,8 @@ class MovePlayer:
                 waiting.append((raw, payload, start_slot))
                 return
             self.rooms_in_play[room] = collections.deque()
-        self._submit(raw, payload, room, start_slot)
+            self.queued += 1  # under the same lock: a thread done with its room sees this one waiting
+        self._enqueue(raw, payload, room, start_slot)
 
     def _next_of_room(self, room: str, *, go_on: bool = True) -> tuple | None:
         """The room's request in play is done: its next one (raw, payload, start_slot) if no other room's
@@ -1037,6 +1038,10 @@ class MovePlayer:
     def _submit(self, raw: str, payload: dict | None, room: str | None, start_slot: bool) -> None:
         with self.rooms_lock:
             self.queued += 1
+        self._enqueue(raw, payload, room, start_slot)
+
+    def _enqueue(self, raw: str, payload: dict | None, room: str | None, start_slot: bool) -> None:
+        """A request counted in `queued`, to the pool's queue, or to the intake's own when it plays them."""
         if self.inline:
             self.to_play.append((raw, payload, room, start_slot))
         else:
