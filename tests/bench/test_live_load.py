@@ -55,6 +55,7 @@ def test_a_pair_runs_the_relay_through_the_worker_only_when_asked(monkeypatch, a
 @pytest.mark.parametrize(("move_threads", "flag", "said"), [
     (None, [], "1 move threads, the worker's default"),
     (2, ["--move-threads", "2"], "2 move threads, --move-threads"),
+    (0, ["--move-threads", "0"], "no move threads, the intake plays them, --move-threads"),
 ])
 def test_the_worker_is_told_its_move_threads_only_when_they_are_given(monkeypatch, move_threads, flag, said):
     """Without --move-threads the worker picks its own (by database), and the run says which it used, as the
@@ -72,7 +73,8 @@ def test_the_worker_is_told_its_move_threads_only_when_they_are_given(monkeypatc
     try:
         worker = next(command for command in commands if "worker" in command)
         assert worker[worker.index("worker") + 1:] == flag
-        server.logs.write(f"INFO playing moves in {move_threads or 1} threads, at most 1 of them on starts\n")
+        logged = 1 if move_threads is None else move_threads
+        server.logs.write(f"INFO playing moves in {logged} threads, at most 1 of them on starts\n")
         server.logs.flush()
         assert server.move_threads() == said
     finally:
