@@ -13,6 +13,7 @@ import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -462,6 +463,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await call_service(services.set_client_seed, room_code=self.room_code, seats=seats, value=message.get("value"))
 
     # --- to the client ------------------------------------------------------------------------
+
+    async def send(self, text_data=None, bytes_data=None, close=False):
+        """A socket whose closing handshake has begun (its client's close frame read, or this side's sent)
+        refuses frames until daphne hears it has gone: a message reaching it then raised out of its handler
+        and ended the consumer before its disconnect, leaving its presence, its address's count, its groups
+        and its channel's queue behind. The client is going away: the frame is dropped, the disconnect that
+        follows cleans up."""
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except Disconnected:
+            log.debug("socket on room %s closing: a frame dropped", getattr(self, "room_code", "?"))
 
     async def _send_json(self, payload: dict):
         await self.send(text_data=json.dumps(payload, separators=(",", ":")))

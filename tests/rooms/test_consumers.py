@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 
 import pytest
+from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client, override_settings
 
 from games.candles import engine
-from rooms import live
+from rooms import broadcast, live
 from rooms.models import Game
 from tests.rooms.helpers import (
     ROOT,
@@ -460,3 +462,40 @@ async def test_a_socket_closed_as_a_message_reaches_it_still_lets_go_of_its_chan
     await settled(socket, {0})
     await socket.disconnect(timeout=WAIT_SECONDS)
     assert not subscribed(layer, channel)
+
+
+async def test_a_socket_sent_to_as_it_closes_still_leaves_its_room():
+    """daphne refuses a frame to a socket whose closing handshake has begun (autobahn's Disconnected) until it
+    hears the socket has gone. A message reaching the socket in that moment must not end its consumer before
+    its disconnect: its seat would stay connected, its address would keep the socket counted, and its channel
+    its groups and its queue."""
+    from channels.layers import get_channel_layer
+
+    from config.asgi import application
+
+    closing, refused = asyncio.Event(), asyncio.Event()
+
+    async def as_daphne_does(scope, receive, send):
+        async def sending(message):
+            if closing.is_set() and message["type"] == "websocket.send":
+                refused.set()
+                raise Disconnected("Attempt to send on a closed protocol")
+            await send(message)
+        return await application(scope, receive, sending)
+
+    code, tickets, _game = await db(started_room)(2)
+    socket, _ = await open_socket(code, cookie=await cookie_for(tickets[0]), application=as_daphne_does)
+    layer = get_channel_layer()._get_layer()
+    channel = own_channel(layer)
+    await settled(socket, {0})
+    assert await db(live.client().zscore)(live.key("sockets", "unknown"), channel) is not None
+
+    closing.set()
+    await get_channel_layer().group_send(broadcast.room_group(code),
+                                         {"type": "draft_relay", "seat": 1, "seq": 1, "draft": {"picked": []}})
+    await asyncio.wait_for(refused.wait(), WAIT_SECONDS)
+    await socket.disconnect(timeout=WAIT_SECONDS)  # raises what ended the consumer, had it ended
+    assert not subscribed(layer, channel)
+    assert not any(channel in members for members in layer.groups.values())
+    assert 0 not in await db(live.connected_seats)(code)
+    assert await db(live.client().zscore)(live.key("sockets", "unknown"), channel) is None
