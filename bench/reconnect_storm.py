@@ -145,7 +145,7 @@ def on_seated_rooms(parser, clients: int, play):
         parser.error("--clients must be a multiple of 4")
     raise_open_files_limit()
     with started_redis() as redis_url:
-        server = Server(redis_url, move_threads=4)
+        server = Server(redis_url, move_threads=None)  # the worker's default for its database, as `make run`'s
         try:
             return play(server, open_rooms(server, clients // 4))
         finally:
