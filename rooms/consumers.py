@@ -119,6 +119,21 @@ async def _release_channel(layer, channel: str) -> None:
     loop_layer.channels.pop(channel, None)
 
 
+def _checks_before_accepting(scope, room_code: str, address: str, channel: str, *, watching: bool):
+    """What a socket's connect looks up before its handshake is answered, in one trip to a read thread: a
+    thousand pages connecting at once (a daphne restarted) each queued four times behind the snapshots of
+    the pages accepted before them. Returns (a close code or None, the seat, the seats of a same-device room).
+    A socket over its address's limit is refused before it opens: it never gets a disconnect to uncount it."""
+    if not Room.objects.filter(code=room_code).exists():
+        return 4404, None, None
+    if live.socket_from(address, channel) > settings.WICKWISE["WS_MAX_SOCKETS_PER_ADDRESS"]:
+        live.socket_gone(address, channel)
+        return 4429, None, None
+    if watching:
+        return None, None, None
+    return None, seat_from_scope(scope, room_code), device_seats_from_scope(scope, room_code)
+
+
 class RoomConsumer(AsyncWebsocketConsumer):
     room_code: str
     seat: int | None = None
@@ -140,23 +155,19 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.unanswered: dict[str, asyncio.TimerHandle] = {}  # a request handed to the worker -> its deadline
         self.tasks: set[asyncio.Task] = set()
         self.address = (self.scope.get("client") or ["unknown"])[0]
-        self.counted = False
-        if not await _reading(Room.objects.filter(code=self.room_code).exists)():
-            # Accepted, then closed: a close before accepting refuses the handshake with HTTP 403, and
-            # the client never sees the code that says the room does not exist.
-            await self.accept()
-            await self.close(code=4404)
-            return
-        if not await self._count_this_socket():
-            await self.accept()  # accepted first, so that the client sees the code
-            await self.close(code=4429)  # too many sockets from this address
-            return
         self.device = _device_of(self.scope)
         # A page told its seat is played elsewhere watches (?watch=1) until its player takes the seat back.
         watching = b"watch=1" in self.scope.get("query_string", b"").split(b"&")
-        self.seat = None if watching else await _reading(seat_from_scope)(self.scope, self.room_code)
-        if not watching:
-            self.device_seats = await _reading(device_seats_from_scope)(self.scope, self.room_code)
+        self.counted = True  # uncounted by the disconnect, should the checks fail midway
+        refusal, self.seat, self.device_seats = await _reading(_checks_before_accepting)(
+            self.scope, self.room_code, self.address, self.channel_name, watching=watching)
+        if refusal is not None:
+            self.counted = False  # never counted, or already uncounted
+            # Accepted, then closed: a close before accepting refuses the handshake with HTTP 403, and the
+            # client never sees the code (4404: no such room; 4429: too many sockets from this address).
+            await self.accept()
+            await self.close(code=refusal)
+            return
         await self.accept()
         if self.device_seats is not None:
             return await self._hold_device_seats()
@@ -176,15 +187,6 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.seat, self.passing_to = None, to_act
         await self._send_json({"type": "pass_device", "seat": to_act})
         await self._send_snapshot()
-
-    async def _count_this_socket(self) -> bool:
-        limit = settings.WICKWISE["WS_MAX_SOCKETS_PER_ADDRESS"]
-        held = await _reading(live.socket_from)(self.address, self.channel_name)
-        if held > limit:  # refused before it opens: it never gets a disconnect to uncount it
-            await _reading(live.socket_gone)(self.address, self.channel_name)
-            return False
-        self.counted = True
-        return True
 
     async def disconnect(self, code):
         try:
