@@ -158,11 +158,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.device = _device_of(self.scope)
         # A page told its seat is played elsewhere watches (?watch=1) until its player takes the seat back.
         watching = b"watch=1" in self.scope.get("query_string", b"").split(b"&")
-        self.counted = True  # uncounted by the disconnect, should the checks fail midway
+        self.counted = False  # until the checks have counted it: a Redis error among them leaves nothing to undo
         refusal, self.seat, self.device_seats = await _reading(_checks_before_accepting)(
             self.scope, self.room_code, self.address, self.channel_name, watching=watching)
+        self.counted = refusal is None  # a refused socket was never counted, or is uncounted already
         if refusal is not None:
-            self.counted = False  # never counted, or already uncounted
             # Accepted, then closed: a close before accepting refuses the handshake with HTTP 403, and the
             # client never sees the code (4404: no such room; 4429: too many sockets from this address).
             await self.accept()

@@ -100,8 +100,8 @@ QUEUE = "moves"  # the moves' lane; the starts' lane, the bells and the workers'
 # with one thread the worker spent about a fifth less CPU a move, and a move reached every seat sooner, and
 # with none (the intake playing what it took itself) less again (docs/benchmarks.md, "One move thread on
 # SQLite" and "The intake playing the moves itself"). PostgreSQL keeps four: with the database on the same
-# machine the intake alone did as well (docs/benchmarks.md, "PostgreSQL on the intake alone"), but a database on
-# a machine of its own (docs/deploy.md) puts a network round trip in every move, which threads overlap.
+# machine the intake alone measured no different (docs/benchmarks.md, "PostgreSQL on the intake alone"), but a
+# database on a machine of its own (docs/deploy.md) puts a network round trip in every move, which threads overlap.
 MOVE_THREADS_BY_DATABASE = {"sqlite": 0, "postgresql": 4}
 DEFAULT_MOVE_THREADS = 4
 START_SHARE = 0.5  # at most this share of a worker's move threads plays starts and play-agains at once

@@ -499,3 +499,26 @@ async def test_a_socket_sent_to_as_it_closes_still_leaves_its_room():
     assert not any(channel in members for members in layer.groups.values())
     assert 0 not in await db(live.connected_seats)(code)
     assert await db(live.client().zscore)(live.key("sockets", "unknown"), channel) is None
+
+
+async def test_a_connect_whose_count_fails_with_redis_is_closed_and_leaves_nothing_to_uncount(monkeypatch):
+    """Redis failing as the connect counts the socket: the socket is closed with 1013 (try again later), and
+    its disconnect does not go back to Redis to uncount what was never counted."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from config.asgi import application
+
+    code, _tickets = await db(room_with)(1, 2)
+    uncounted = []
+
+    def failing(address, channel):
+        raise RedisConnectionError("Redis is down")
+
+    monkeypatch.setattr(live, "socket_from", failing)
+    monkeypatch.setattr(live, "socket_gone", lambda address, channel: uncounted.append(channel))
+    socket = WebsocketCommunicator(application, f"/ws/rooms/{code}/",
+                                   headers=[(b"host", b"testserver"), (b"origin", b"http://testserver")])
+    connected, close_code = await socket.connect(timeout=WAIT_SECONDS)
+    assert (connected, close_code) == (False, 1013)
+    await socket.disconnect(timeout=WAIT_SECONDS)
+    assert uncounted == []
