@@ -106,11 +106,26 @@ def relay_draft(code: str, shown: dict) -> None:
 
 
 def room_changed(code: str) -> None:
-    positions.changed(code)  # before the message: a pong never says less than a message sent
+    # The position's mark goes before the message: a pong never says less than a message sent. Within the
+    # worker's joined round trip it is queued there; else it goes with the presence and host read below.
+    marked = live.joinable(lambda pipe: positions.mark_changed(pipe, code))
     room = Room.objects.filter(code=code).first()
     if room is None:
+        if not marked:
+            positions.changed(code)
         return
-    public = snapshots.public_room(room)
+    pipe = live.client().pipeline(transaction=False)
+    if not marked:
+        positions.mark_changed(pipe, code)
+    live.queue_connected_seats(pipe, code)
+    live.queue_host_seat(pipe, code)
+    *mark, members, host = pipe.execute(raise_on_error=False)
+    if mark and isinstance(mark[0], Exception):  # logged, as positions.changed does: the update still goes
+        positions.mark_failed(code, mark[0])
+    for reply in (members, host):
+        if isinstance(reply, Exception):
+            raise reply
+    public = snapshots.public_room(room, live.seats_present(members), host=live.host_from(host))
     _send(room_group(code), {"type": "room.update", "room": public, "room_digest": snapshots.room_digest(public)})
 
 

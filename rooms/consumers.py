@@ -122,16 +122,19 @@ async def _release_channel(layer, channel: str) -> None:
 def _checks_before_accepting(scope, room_code: str, address: str, channel: str, *, watching: bool):
     """What a socket's connect looks up before its handshake is answered, in one trip to a read thread: a
     thousand pages connecting at once (a daphne restarted) each queued four times behind the snapshots of
-    the pages accepted before them. Returns (a close code or None, the seat, the seats of a same-device room).
-    A socket over its address's limit is refused before it opens: it never gets a disconnect to uncount it."""
+    the pages accepted before them.
+    A socket over its address's limit is refused before it opens: it never gets a disconnect to uncount it.
+    Returns (a close code or None, the seat, the seats of a same-device room, the sockets open on the seat)."""
     if not Room.objects.filter(code=room_code).exists():
-        return 4404, None, None
+        return 4404, None, None, None
     if live.socket_from(address, channel) > settings.WICKWISE["WS_MAX_SOCKETS_PER_ADDRESS"]:
         live.socket_gone(address, channel)
-        return 4429, None, None
+        return 4429, None, None, None
     if watching:
-        return None, None, None
-    return None, seat_from_scope(scope, room_code), device_seats_from_scope(scope, room_code)
+        return None, None, None, None
+    seat = seat_from_scope(scope, room_code)
+    on_seat = live.sockets_on_seat(room_code, seat) if seat is not None else None
+    return None, seat, device_seats_from_scope(scope, room_code), on_seat
 
 
 class RoomConsumer(AsyncWebsocketConsumer):
@@ -159,7 +162,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         # A page told its seat is played elsewhere watches (?watch=1) until its player takes the seat back.
         watching = b"watch=1" in self.scope.get("query_string", b"").split(b"&")
         self.counted = False  # until the checks have counted it: a Redis error among them leaves nothing to undo
-        refusal, self.seat, self.device_seats = await _reading(_checks_before_accepting)(
+        refusal, self.seat, self.device_seats, on_seat = await _reading(_checks_before_accepting)(
             self.scope, self.room_code, self.address, self.channel_name, watching=watching)
         self.counted = refusal is None  # a refused socket was never counted, or is uncounted already
         if refusal is not None:
@@ -171,7 +174,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self.accept()
         if self.device_seats is not None:
             return await self._hold_device_seats()
-        await self._take_place(self.seat)
+        await self._take_place(self.seat, sockets_on_seat=on_seat)
 
     async def _hold_device_seats(self):
         """Every seat is here while this socket is: no bot stands in for a player waiting for the device."""
@@ -215,9 +218,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         elif getattr(self, "groups_joined", None):
             await _reading(live.presence_leave)(self.room_code, None, self.channel_name)
 
-    async def _take_place(self, seat: int | None):
-        """Join the groups for `seat` (None: a spectator), mark presence, send a snapshot."""
-        seat = await self._seat_if_room_for_it(seat)
+    async def _take_place(self, seat: int | None, *, sockets_on_seat: int | None = None):
+        """Join the groups for `seat` (None: a spectator), mark presence, send a snapshot. `sockets_on_seat`:
+        how many sockets the seat has open, if the caller has looked already."""
+        seat = await self._seat_if_room_for_it(seat, sockets_on_seat)
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         self.groups_joined = [broadcast.room_group(self.room_code)]
@@ -237,11 +241,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await _reading(live.presence_join)(self.room_code, None, self.channel_name)
         await self._send_snapshot()
 
-    async def _seat_if_room_for_it(self, seat: int | None) -> int | None:
+    async def _seat_if_room_for_it(self, seat: int | None, sockets_on_seat: int | None) -> int | None:
         """A seat holds a few sockets (tabs, devices); one more watches instead, and is told why."""
         if seat is None or (seat == self.seat and self.groups_joined):  # already counted on it
             return seat
-        if await _reading(live.sockets_on_seat)(self.room_code, seat) < settings.WICKWISE["WS_MAX_SOCKETS_PER_SEAT"]:
+        if sockets_on_seat is None:
+            sockets_on_seat = await _reading(live.sockets_on_seat)(self.room_code, seat)
+        if sockets_on_seat < settings.WICKWISE["WS_MAX_SOCKETS_PER_SEAT"]:
             return seat
         with translation.override(self.language):
             await self._error("too_many_sockets", _("This seat is open in too many places; this one is watching. "
@@ -500,8 +506,16 @@ class RoomConsumer(AsyncWebsocketConsumer):
         room = Room.objects.filter(code=self.room_code).first()
         if room is None:
             return None
-        game = snapshots.shown_game(room)
-        public = snapshots.public_room(room)
+        game, upcoming = snapshots.shown_and_next_game(room)
+        # Presence, the host and who played for this seat, in one round trip.
+        pipe = live.client().pipeline(transaction=False)
+        live.queue_connected_seats(pipe, room.code)
+        live.queue_host_seat(pipe, room.code)
+        asks_played_for = game is not None and self.seat is not None
+        if asks_played_for:
+            live.queue_played_for(pipe, game.pk, self.seat)
+        members, host, *played_for = pipe.execute()
+        public = snapshots.public_room(room, live.seats_present(members), upcoming=upcoming, host=live.host_from(host))
         return {
             "type": "snapshot",
             "seq": game.seq if game else 0,
@@ -513,7 +527,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             "draft": drafts.shown(game) if game else None,
             # Who made this seat's last decision while its player was away ("stand_in") or out of time
             # ("table"); null when the player did.
-            "played_for": live.played_for(game.pk, self.seat) if game and self.seat is not None else None,
+            "played_for": played_for[0] if asks_played_for else None,
             "server_time": time.time(),
         }
 

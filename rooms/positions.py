@@ -47,8 +47,12 @@ def changed(room_code: str) -> None:
     try:
         mark_changed(live.client(), room_code)  # one command: every move does it
     except redis.RedisError as error:
-        log.warning("room %s: could not mark its position changed (%s); it lapses within %d s",
-                    room_code, error, POSITION_SECONDS)
+        mark_failed(room_code, error)
+
+
+def mark_failed(room_code: str, error: Exception) -> None:
+    log.warning("room %s: could not mark its position changed (%s); it lapses within %d s",
+                room_code, error, POSITION_SECONDS)
 
 
 def mark_changed(target, room_code: str) -> None:

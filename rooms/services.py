@@ -1370,17 +1370,24 @@ def _schedule_grace_if_absent(room_code: str, seats: list[int]) -> None:
 
 
 def seat_connected(*, room_code: str, seat: int, channel: str) -> None:
-    live.presence_join(room_code, seat, channel)
-    live.cancel(f"grace:{room_code}:{seat}")
+    live.seat_back(room_code, seat, channel)
+    # A seat with no stand-in takes no write (nor SQLite's writer lock), so a thousand pages coming back at
+    # once do not queue for it. A stand-in committed after this look is fire_grace's to undo: it looks
+    # for the player again after its commit.
+    if Seat.objects.filter(room__code=room_code, index=seat, stand_in=True).exists():
+        _end_stand_in(room_code, seat)
+    broadcast.room_changed(room_code)
+
+
+def _end_stand_in(room_code: str, seat: int) -> None:
+    """The player takes over from the next decision; a bot move already claimed may still land."""
     with _writing():
         # of=("self",): the seat row alone. The join on the room would lock the room after the seat, the
         # reverse of every other writer's order (a deadlock with the expiry sweep on PostgreSQL).
         row = Seat.objects.select_for_update(of=("self",)).filter(room__code=room_code, index=seat).first()
         if row is not None and row.stand_in:
-            # The player takes over from the next decision; a bot move already claimed may still land.
             row.stand_in = False
             row.save(update_fields=["stand_in"])
-    broadcast.room_changed(room_code)
 
 
 def seat_disconnected(*, room_code: str, seat: int, channel: str) -> None:
@@ -1418,6 +1425,11 @@ def fire_grace(*, room_code: str, seat: int) -> bool:
         transaction.on_commit(lambda: broadcast.room_changed(room_code))
         if pending is not None:
             transaction.on_commit(lambda: _schedule_bots(game_id, [(seat, pending)]))
+    # Back between the look above and the commit: seat_connected may have looked for a stand-in before
+    # this one was committed, and found none.
+    if seat in live.connected_seats(room_code):
+        _end_stand_in(room_code, seat)
+        broadcast.room_changed(room_code)
     return True
 
 

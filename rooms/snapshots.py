@@ -17,13 +17,18 @@ from rooms.models import Game, Room
 
 def shown_game(room: Room) -> Game | None:
     """The game the table shows: the latest one that started, or the lobby game before the first."""
+    return shown_and_next_game(room)[0]
+
+
+def shown_and_next_game(room: Room) -> tuple[Game | None, Game | None]:
+    """`shown_game` and `next_game` from one query: a snapshot needs both."""
     games = list(Game.objects.filter(room=room).order_by("-number")[:2])
     if not games:
-        return None
+        return None, None
     latest = games[0]
-    if latest.status == Game.Status.LOBBY and len(games) > 1:
-        return games[1]
-    return latest
+    if latest.status != Game.Status.LOBBY:
+        return latest, None
+    return (games[1] if len(games) > 1 else latest), latest
 
 
 def position(room_code: str) -> dict | None:
@@ -67,8 +72,8 @@ def public_room(room: Room, connected: set[int] | None = None, *, upcoming=_LOOK
     """`upcoming`: the room's next game (its number, fingerprint and client_seeds) if the caller has it;
     `seats` (in order) and `host`, likewise: a start publishes the rows it wrote, and reads presence and the
     host with the position mark (broadcast.prepare_room_update)."""
-    if connected is None:
-        connected = live.connected_seats(room.code)
+    if connected is None or host is None:
+        connected, host = _presence_and_host(room.code, connected, host)
     if upcoming is _LOOK_UP:
         upcoming = next_game(room)
     if seats is None:
@@ -78,7 +83,7 @@ def public_room(room: Room, connected: set[int] | None = None, *, upcoming=_LOOK
         "game": room.game,
         "seat_count": room.seat_count,
         "options": room.options,
-        "host": live.host_seat(room.code) if host is None else host,
+        "host": host,
         "seats": [
             {
                 "index": seat.index,
@@ -96,6 +101,20 @@ def public_room(room: Room, connected: set[int] | None = None, *, upcoming=_LOOK
             "fingerprint": upcoming.fingerprint,
         },
     }
+
+
+def _presence_and_host(room_code: str, connected: set[int] | None, host: int | None) -> tuple[set[int], int]:
+    """What of the room's presence and host the caller lacks, in one round trip: every snapshot and room update
+    reads both (a thousand pages coming back at once read them some three thousand times)."""
+    pipe = live.client().pipeline(transaction=False)
+    if connected is None:
+        live.queue_connected_seats(pipe, room_code)
+    if host is None:
+        live.queue_host_seat(pipe, room_code)
+    replies = pipe.execute()
+    if connected is None:
+        connected = live.seats_present(replies.pop(0))
+    return connected, (live.host_from(replies.pop(0)) if host is None else host)
 
 
 def public_game(game: Game) -> dict:

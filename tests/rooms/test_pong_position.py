@@ -240,12 +240,20 @@ def test_a_position_read_before_a_write_commits_is_never_kept_for_after_it():
     assert not kept and after == snapshots.position(code) != stale
 
 
-def test_a_mark_that_fails_is_logged_and_the_message_still_goes(caplog):
+@pytest.mark.parametrize("alone", [True, False], ids=["alone", "with the room's reads"])
+def test_a_mark_that_fails_is_logged_and_the_message_still_goes(caplog, alone):
     code, _tickets = room_with(2)
-    with mock.patch.object(live.client(), "set", side_effect=live.redis.ConnectionError("down")), \
-            captured_broadcasts() as sent:
-        broadcast.room_changed(code)
-    assert [message["type"] for _group, message in sent] == ["room.update"]
+    live.client().set(live.key("not-a-number"), "x")
+
+    def refused(target, room_code):  # a command Redis answers with an error
+        target.incr(live.key("not-a-number"))
+
+    with mock.patch.object(positions, "mark_changed", refused), captured_broadcasts() as sent:
+        if alone:
+            positions.changed(code)
+        else:
+            broadcast.room_changed(code)
+    assert [message["type"] for _group, message in sent] == ([] if alone else ["room.update"])
     assert "could not mark its position changed" in caplog.text
 
 

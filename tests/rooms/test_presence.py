@@ -243,6 +243,34 @@ def test_a_player_who_returns_while_the_grace_timer_is_handled_keeps_the_seat():
     assert f"bot:{game.pk}:1:0" not in timers()
 
 
+def test_a_player_who_returns_as_the_stand_in_is_committed_takes_the_seat_back():
+    """seat_connected takes no lock to look for a stand-in: one committed just after its look (the player
+    came back after fire_grace's last look for them) is undone by fire_grace, which looks once more."""
+    code, _tickets, game = started_room(2)
+    connected_seats = live.connected_seats
+    checks = []
+
+    def back_after_the_last_look(room_code):
+        checks.append(room_code)
+        if len(checks) == 2:  # fire_grace's look under its lock: away; back before its commit
+            services.seat_connected(room_code=code, seat=1, channel="back-again")
+            return set()
+        return connected_seats(room_code)
+
+    with mock.patch.object(live, "connected_seats", side_effect=back_after_the_last_look):
+        services.fire_grace(room_code=code, seat=1)
+
+    assert len(checks) == 3  # the first look, the look under the lock, the look after the commit
+    assert not Seat.objects.get(room__code=code, index=1).stand_in
+
+
+def test_a_seat_with_no_stand_in_connects_without_a_write():
+    code, _tickets, _game = started_room(2)
+    with mock.patch.object(services, "_writing", side_effect=AssertionError("a write was begun")):
+        services.seat_connected(room_code=code, seat=1, channel="c1")
+    assert 1 in live.connected_seats(code)
+
+
 @pytest.mark.parametrize("seat_writer", ["grace timer", "player connecting"])
 def test_seat_writers_never_deadlock_with_the_expiry_sweep(seat_writer):
     """Every writer locks the room before its seats, or the seat alone. A grace timer or a connecting
