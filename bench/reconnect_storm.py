@@ -6,7 +6,9 @@
 Then daphne is killed with kill -9 and started again at once, the way a supervisor restarts it. Each
 socket retries as the room page does (static/js/room/protocol.js, retryDelay: the wait doubles from 0.5 s
 up to 10 s, and is between half of that and all of it), opens a new socket, sends its `auth` and counts
-as back once its seat's snapshot has arrived.
+as back once its seat's snapshot has arrived. With --as-pages each socket comes back as a room page does
+instead: its browser's session holds the seat (taken with the return code on the site's Return page), so
+the socket is seated as it opens, with no `auth`; it counts as back at its first snapshot.
 
 Prints, for each storm: the seconds until every seat was back, the p50 and p99 of the seconds each socket
 took (from the kill to its snapshot), and the attempts that failed: refused while no daphne listened (the
@@ -18,11 +20,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import http.cookiejar
 import json
 import random
+import re
 import statistics
 import sys
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -32,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus  # noqa: E402
 
 from bench.common import percentile  # noqa: E402
-from bench.live_load import Server  # noqa: E402
+from bench.live_load import Server, connect  # noqa: E402
 from scripts.localredis import started_redis  # noqa: E402
 from scripts.run import raise_open_files_limit  # noqa: E402
 
@@ -62,8 +69,11 @@ class Seat:
         self.server = server
         self.ticket = ticket
         self.ws = None
+        self.session = ticket.get("session")  # --as-pages: the cookie of a browser whose session holds the seat
 
     async def sync(self):
+        if self.session is not None:
+            return await self._sync_as_a_page()
         ws = await self.server.socket(self.ticket["socket"])
         try:
             await ws.send(json.dumps({"type": "auth", "return_code": self.ticket["return_code"]}))
@@ -71,6 +81,19 @@ class Seat:
                 message = json.loads(await ws.recv())
                 if message["type"] == "snapshot" and (message.get("you") or {}).get("seat") == self.ticket["seat"]:
                     break
+        except BaseException:
+            await ws.close()
+            raise
+        self.ws = ws
+
+    async def _sync_as_a_page(self):
+        ws = await connect(f"ws://127.0.0.1:{self.server.port}{self.ticket['socket']}", origin=self.server.base,
+                           max_size=2**20, additional_headers={"Cookie": self.session})
+        try:
+            message = json.loads(await ws.recv())
+            seat = (message.get("you") or {}).get("seat")
+            if message["type"] != "snapshot" or seat != self.ticket["seat"]:
+                raise RuntimeError(f"the page's first message was not its seat's snapshot: {message}")
         except BaseException:
             await ws.close()
             raise
@@ -138,6 +161,40 @@ def open_rooms(server: Server, rooms: int) -> list[dict]:
         return [ticket for room in pool.map(one, range(rooms)) for ticket in room]
 
 
+_CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+def as_a_browser(server: Server, ticket: dict) -> dict:
+    """The ticket with the cookie of a browser whose session holds its seat: the return code given on the
+    site's Return page, as a player coming to a new device does."""
+    jar = http.cookiejar.CookieJar()
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), NoRedirect)
+    form = opener.open(server.base + "/return/", timeout=30).read().decode()
+    token = _CSRF_FIELD.search(form).group(1)
+    body = urllib.parse.urlencode({"csrfmiddlewaretoken": token, "return_code": ticket["return_code"]}).encode()
+    try:
+        opener.open(urllib.request.Request(server.base + "/return/", data=body, headers={"Referer": server.base}),
+                    timeout=30)
+        raise RuntimeError("the Return page did not take the return code")
+    except urllib.error.HTTPError as answer:
+        if answer.code != 302:
+            raise
+    cookie = "; ".join(f"{c.name}={c.value}" for c in jar if c.name == "sessionid")
+    if not cookie:
+        raise RuntimeError("the Return page set no session")
+    return {**ticket, "session": cookie}
+
+
+def as_browsers(server: Server, tickets: list[dict]) -> list[dict]:
+    with ThreadPoolExecutor(4) as pool:
+        return list(pool.map(lambda ticket: as_a_browser(server, ticket), tickets))
+
+
 def on_seated_rooms(parser, clients: int, play):
     """What the socket benchmarks share: a local Redis, one daphne and one worker as `make run` starts them,
     and `clients` tickets in rooms of four; returns `play(server, tickets)`."""
@@ -168,11 +225,19 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=1000)
     parser.add_argument("--storms", type=int, default=2, help="kills and restarts, one after the other")
     parser.add_argument("--seat-batch", type=int, default=200, help="sockets seated at once before the storms")
+    parser.add_argument("--as-pages", action="store_true",
+                        help="each socket's session holds its seat, as a room page's does: no auth")
     args = parser.parse_args()
-    results = on_seated_rooms(parser, args.clients,
-                              lambda server, tickets: asyncio.run(run(server, tickets, args.storms, args.seat_batch)))
+
+    def play(server, tickets):
+        if args.as_pages:
+            tickets = as_browsers(server, tickets)
+        return asyncio.run(run(server, tickets, args.storms, args.seat_batch))
+
+    results = on_seated_rooms(parser, args.clients, play)
+    how = "a page's session holds each seat" if args.as_pages else "each socket sends its return code (auth)"
     print(f"reconnect storm: {args.clients} seated sockets in {args.clients // 4} rooms of four, one daphne "
-          f"(killed with kill -9 and started again) + one worker; retries as the room page's retryDelay")
+          f"(killed with kill -9 and started again) + one worker; retries as the room page's retryDelay; {how}")
     for number, (times, listening_after, tally) in enumerate(results, 1):
         failed = ", ".join(f"{kind} {count}" for kind, count in sorted(tally.failed.items())) or "none"
         print(f"  storm {number}: all {len(times)} back in {max(times):5.2f} s   per socket p50 "
