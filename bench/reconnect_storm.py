@@ -139,7 +139,9 @@ async def seat_all(server: Server, tickets: list[dict], batch: int) -> list[Seat
     return seats
 
 
-async def storm(server: Server, seats: list[Seat]) -> tuple[list[float], float, Tally]:
+async def storm(server: Server, seats: list[Seat]) -> tuple[list[float], float, Tally, float]:
+    """Returns each seat's seconds back, when daphne listened again, the failures, and daphne's CPU seconds
+    from listening until every seat was back."""
     tally = Tally()
     server_up = asyncio.Event()
     killed_at = time.perf_counter()
@@ -149,7 +151,9 @@ async def storm(server: Server, seats: list[Seat]) -> tuple[list[float], float, 
     await asyncio.to_thread(server.wait_listening)
     server_up.set()
     listening_after = time.perf_counter() - killed_at
-    return await asyncio.gather(*comebacks), listening_after, tally
+    cpu_listening = server.cpu_seconds().get("daphne", 0.0)
+    times = await asyncio.gather(*comebacks)
+    return times, listening_after, tally, server.cpu_seconds().get("daphne", 0.0) - cpu_listening
 
 
 def open_rooms(server: Server, rooms: int) -> list[dict]:
@@ -238,12 +242,14 @@ def main() -> int:
     how = "a page's session holds each seat" if args.as_pages else "each socket sends its return code (auth)"
     print(f"reconnect storm: {args.clients} seated sockets in {args.clients // 4} rooms of four, one daphne "
           f"(killed with kill -9 and started again) + one worker; retries as the room page's retryDelay; {how}")
-    for number, (times, listening_after, tally) in enumerate(results, 1):
+    for number, (times, listening_after, tally, cpu) in enumerate(results, 1):
         failed = ", ".join(f"{kind} {count}" for kind, count in sorted(tally.failed.items())) or "none"
         print(f"  storm {number}: all {len(times)} back in {max(times):5.2f} s   per socket p50 "
               f"{statistics.median(times):5.2f} s  p99 {percentile(times, 0.99):5.2f} s   (daphne listening "
               f"again after {listening_after:.2f} s; {tally.refused_while_down} attempts refused before that)")
         print(f"           failed handshakes once listening: {failed}")
+        print(f"           daphne's CPU from listening until all were back: {cpu:.2f} s, "
+              f"{cpu / len(times) * 1000:.1f} ms a socket")
     return 0
 
 
