@@ -733,21 +733,22 @@ class MovePlayer:
         # An intake that plays its requests itself keeps its heartbeat from a thread of its own: a request that
         # waits (SQLite's writer lock, up to its busy timeout) must not let this worker pass for dead, its list
         # handed to another worker while it plays from it.
-        self.heart = threading.Thread(target=self._beat_until_stopped, name="move-heartbeat", daemon=True)
+        self.heart = (threading.Thread(target=self._beat_until_stopped, name="move-heartbeat", daemon=True)
+                      if self.inline else None)
 
     def start(self) -> MovePlayer:
         log.info("playing moves in %d threads%s, at most %d of them on starts", self.threads,
                  " (the intake plays them itself)" if self.inline else "", self.start_threads)
         self._heartbeat()
         self.thread.start()
-        if self.inline:
+        if self.heart is not None:
             self.heart.start()
         return self
 
     def stop(self) -> None:
         self.stopping.set()
         self.thread.join(timeout=10)
-        if self.heart.is_alive():  # before the heartbeat's key goes, below
+        if self.heart is not None and self.heart.is_alive():  # before the heartbeat's key goes, below
             self.heart.join()
         while True:  # moves already taken are played, those waiting behind another of their room's too
             with self.rooms_lock:
