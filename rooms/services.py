@@ -17,6 +17,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
 
+import redis
 from django.conf import settings
 from django.db import (
     DEFAULT_DB_ALIAS,
@@ -1399,7 +1400,7 @@ def seat_disconnected(*, room_code: str, seat: int, channel: str) -> None:
 
 def fire_grace(*, room_code: str, seat: int) -> bool:
     """The grace period ran out: if the player is still away, a bot plays for the seat, and if they were
-    the host, the role passes to a player who is there."""
+    the host, the role passes to a player who is there. Returns whether a bot now plays for the seat."""
     if seat in live.connected_seats(room_code):
         return False
     _pass_host_if_away(room_code, seat)
@@ -1410,8 +1411,8 @@ def fire_grace(*, room_code: str, seat: int) -> bool:
         if row is None or row.is_bot or row.stand_in or not row.return_code_hash:
             return False
         if seat in live.connected_seats(room_code):
-            # Back meanwhile: seat_connected marks presence before it takes this lock, so this look
-            # (or its own clearing of stand_in after this commit) cannot miss the return.
+            # Back meanwhile. seat_connected marks presence before it looks for a stand-in (without a
+            # lock); a return that this look misses is caught by the look after the commit, below.
             return False
         # The game's row locked: a remembered move writing it meanwhile (without the room's lock) either
         # commits first, and its decisions are read here, or waits, and reads this stand-in after its write.
@@ -1427,10 +1428,21 @@ def fire_grace(*, room_code: str, seat: int) -> bool:
             transaction.on_commit(lambda: _schedule_bots(game_id, [(seat, pending)]))
     # Back between the look above and the commit: seat_connected may have looked for a stand-in before
     # this one was committed, and found none.
-    if seat in live.connected_seats(room_code):
+    try:
+        back = seat in live.connected_seats(room_code)
+    except redis.RedisError:
+        # Whether the player is back cannot be known: the seat is left to them rather than to a bot that
+        # may be playing for someone who is there, and the grace period starts over (the index's rebuild
+        # starts it, if Redis does not take it now).
+        log.warning("room %s: could not look for seat %s's player after standing in; left to them",
+                    room_code, seat, exc_info=True)
+        back = True
+        with contextlib.suppress(redis.RedisError):
+            live.schedule(f"grace:{room_code}:{seat}", time.time() + settings.WICKWISE["GRACE_SECONDS"])
+    if back:
         _end_stand_in(room_code, seat)
         broadcast.room_changed(room_code)
-    return True
+    return not back
 
 
 def _pass_host_if_away(room_code: str, seat: int) -> None:

@@ -264,6 +264,28 @@ def test_a_player_who_returns_as_the_stand_in_is_committed_takes_the_seat_back()
     assert not Seat.objects.get(room__code=code, index=1).stand_in
 
 
+def test_a_stand_in_whose_player_cannot_be_looked_for_after_its_commit_is_left_to_the_player(caplog):
+    """The look after the commit failing (Redis) must not leave a bot playing for a player who may be there:
+    the seat goes back to them, and the grace period starts over."""
+    code, _tickets, _game = started_room(2)
+    connected_seats = live.connected_seats
+    checks = []
+
+    def away_then_unknown(room_code):
+        checks.append(room_code)
+        if len(checks) == 3:
+            raise live.redis.ConnectionError("down")
+        return connected_seats(room_code)
+
+    with mock.patch.object(live, "connected_seats", side_effect=away_then_unknown):
+        assert not services.fire_grace(room_code=code, seat=1)
+
+    assert len(checks) == 3
+    assert not Seat.objects.get(room__code=code, index=1).stand_in
+    assert f"grace:{code}:1" in timers()
+    assert "left to them" in caplog.text
+
+
 def test_a_seat_with_no_stand_in_connects_without_a_write():
     code, _tickets, _game = started_room(2)
     with mock.patch.object(services, "_writing", side_effect=AssertionError("a write was begun")):
@@ -279,6 +301,8 @@ def test_seat_writers_never_deadlock_with_the_expiry_sweep(seat_writer):
     if connection.vendor != "postgresql":
         pytest.skip("row locks are PostgreSQL's; SQLite has one writer at a time")
     code, _tickets, _game = started_room(2)
+    if seat_writer == "player connecting":  # a connect writes (and locks) only to clear a stand-in
+        Seat.objects.filter(room__code=code, index=1).update(stand_in=True)
     room_locked, done, errors, writer_pid = threading.Event(), threading.Event(), [], []
 
     def sweep():
