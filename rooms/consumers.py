@@ -132,9 +132,9 @@ def _checks_before_accepting(scope, room_code: str, address: str, channel: str, 
         return 4429, None, None, None
     if watching:
         return None, None, None, None
-    seat = seat_from_scope(scope, room_code)
-    on_seat = live.sockets_on_seat(room_code, seat) if seat is not None else None
-    return None, seat, device_seats_from_scope(scope, room_code), on_seat
+    seat, device_seats = seat_from_scope(scope, room_code), device_seats_from_scope(scope, room_code)
+    on_seat = live.sockets_on_seat(room_code, seat) if seat is not None and device_seats is None else None
+    return None, seat, device_seats, on_seat
 
 
 class RoomConsumer(AsyncWebsocketConsumer):
@@ -161,7 +161,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.device = _device_of(self.scope)
         # A page told its seat is played elsewhere watches (?watch=1) until its player takes the seat back.
         watching = b"watch=1" in self.scope.get("query_string", b"").split(b"&")
-        self.counted = False  # until the checks have counted it: a Redis error among them leaves nothing to undo
+        # Not counted until the checks say so: an error among them sends no uncount (a count already taken
+        # lapses as presence does).
+        self.counted = False
         refusal, self.seat, self.device_seats, on_seat = await _reading(_checks_before_accepting)(
             self.scope, self.room_code, self.address, self.channel_name, watching=watching)
         self.counted = refusal is None  # a refused socket was never counted, or is uncounted already
