@@ -227,7 +227,9 @@ async def run(server: Server, tickets: list[dict], storms: int, batch: int):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=1000)
-    parser.add_argument("--storms", type=int, default=2, help="kills and restarts, one after the other")
+    parser.add_argument("--storms", type=int, default=2,
+                        help="kills and restarts, one after the other (a killed daphne's presence lapses after "
+                             "45 s: more storms than a seat's socket limit within that leave seats refused)")
     parser.add_argument("--seat-batch", type=int, default=200, help="sockets seated at once before the storms")
     parser.add_argument("--as-pages", action="store_true",
                         help="each socket's session holds its seat, as a room page's does: no auth")
