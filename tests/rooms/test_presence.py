@@ -3,6 +3,7 @@ return; and losing Redis loses no countdown, grace period or expiry."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from datetime import timedelta
 from unittest import mock
@@ -222,20 +223,31 @@ def test_the_rebuild_reads_and_writes_by_the_batch_and_puts_back_what_it_did_one
         member: at for member, at in index.items() if member.startswith("grace:")}  # running ones kept
 
 
+@contextlib.contextmanager
+def looks_for_the_player(actions: dict):
+    """fire_grace's looks for the player (live.connected_seats), counted: look N (from 1) runs actions[N],
+    whose answer it gives; the others answer as Redis does. Yields the looks made."""
+    connected_seats = live.connected_seats
+    looks = []
+
+    def look(room_code):
+        looks.append(room_code)
+        action = actions.get(len(looks))
+        return connected_seats(room_code) if action is None else action(room_code)
+
+    with mock.patch.object(live, "connected_seats", side_effect=look):
+        yield looks
+
+
+def away_then_back(room_code):
+    """This look finds the player away; they come back (seat_connected) right after it."""
+    services.seat_connected(room_code=room_code, seat=1, channel="back-again")
+    return set()
+
+
 def test_a_player_who_returns_while_the_grace_timer_is_handled_keeps_the_seat():
     code, _tickets, game = started_room(2)
-    connected_seats = live.connected_seats
-    checks = []
-
-    def away_then_back(room_code):
-        """The first look finds the player away; they come back (seat_connected) right after it."""
-        checks.append(room_code)
-        if len(checks) == 1:
-            services.seat_connected(room_code=code, seat=1, channel="back-again")
-            return set()
-        return connected_seats(room_code)
-
-    with mock.patch.object(live, "connected_seats", away_then_back):
+    with looks_for_the_player({1: away_then_back}):
         services.fire_grace(room_code=code, seat=1)
 
     assert 1 in live.connected_seats(code)
@@ -246,21 +258,11 @@ def test_a_player_who_returns_while_the_grace_timer_is_handled_keeps_the_seat():
 def test_a_player_who_returns_as_the_stand_in_is_committed_takes_the_seat_back():
     """seat_connected takes no lock to look for a stand-in: one committed just after its look (the player
     came back after fire_grace's last look for them) is undone by fire_grace, which looks once more."""
-    code, _tickets, game = started_room(2)
-    connected_seats = live.connected_seats
-    checks = []
-
-    def back_after_the_last_look(room_code):
-        checks.append(room_code)
-        if len(checks) == 2:  # fire_grace's look under its lock: away; back before its commit
-            services.seat_connected(room_code=code, seat=1, channel="back-again")
-            return set()
-        return connected_seats(room_code)
-
-    with mock.patch.object(live, "connected_seats", side_effect=back_after_the_last_look):
+    code, _tickets, _game = started_room(2)
+    with looks_for_the_player({2: away_then_back}) as looks:  # the look under its lock; back before its commit
         services.fire_grace(room_code=code, seat=1)
 
-    assert len(checks) == 3  # the first look, the look under the lock, the look after the commit
+    assert len(looks) == 3  # the first look, the look under the lock, the look after the commit
     assert not Seat.objects.get(room__code=code, index=1).stand_in
 
 
@@ -268,19 +270,14 @@ def test_a_stand_in_whose_player_cannot_be_looked_for_after_its_commit_is_left_t
     """The look after the commit failing (Redis) must not leave a bot playing for a player who may be there:
     the seat goes back to them, and the grace period starts over."""
     code, _tickets, _game = started_room(2)
-    connected_seats = live.connected_seats
-    checks = []
 
-    def away_then_unknown(room_code):
-        checks.append(room_code)
-        if len(checks) == 3:
-            raise live.redis.ConnectionError("down")
-        return connected_seats(room_code)
+    def redis_down(_room_code):
+        raise live.redis.ConnectionError("down")
 
-    with mock.patch.object(live, "connected_seats", side_effect=away_then_unknown):
+    with looks_for_the_player({3: redis_down}) as looks:
         assert not services.fire_grace(room_code=code, seat=1)
 
-    assert len(checks) == 3
+    assert len(looks) == 3
     assert not Seat.objects.get(room__code=code, index=1).stand_in
     assert f"grace:{code}:1" in timers()
     assert "left to them" in caplog.text
