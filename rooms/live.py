@@ -349,21 +349,24 @@ def _presence_key(room_code: str) -> str:
 
 
 def presence_join(room_code: str, seat: int | None, channel: str) -> None:
-    ttl = settings.WICKWISE["PRESENCE_TTL_SECONDS"]
     pipe = client().pipeline()
-    pipe.zadd(_presence_key(room_code), {f"{'' if seat is None else seat}|{channel}": time.time() + ttl})
-    pipe.expire(_presence_key(room_code), int(ttl * 2))
+    _queue_presence(pipe, room_code, seat, channel, time.time())
     pipe.execute()
 
 
 def seat_back(room_code: str, seat: int, channel: str) -> None:
     """presence_join for a seat, and its grace timer dropped, in one round trip (every seated connect)."""
-    ttl = settings.WICKWISE["PRESENCE_TTL_SECONDS"]
     pipe = client().pipeline()
-    pipe.zadd(_presence_key(room_code), {f"{seat}|{channel}": time.time() + ttl})
-    pipe.expire(_presence_key(room_code), int(ttl * 2))
+    _queue_presence(pipe, room_code, seat, channel, time.time())
     pipe.zrem(key(TIMERS), f"grace:{room_code}:{seat}")
     pipe.execute()
+
+
+def _queue_presence(pipe, room_code: str, seat: int | None, channel: str, now: float) -> None:
+    """The socket present on `seat` (None: watching) until the presence lifetime from `now` lapses."""
+    ttl = settings.WICKWISE["PRESENCE_TTL_SECONDS"]
+    pipe.zadd(_presence_key(room_code), {f"{'' if seat is None else seat}|{channel}": now + ttl})
+    pipe.expire(_presence_key(room_code), int(ttl * 2))
 
 
 def presence_leave(room_code: str, seat: int | None, channel: str) -> None:
@@ -492,8 +495,7 @@ def queue_still_open(pipe, address: str, channel: str, room_code: str, seats: li
     pipe.zadd(_address_key(address), {channel: now + ttl})
     pipe.expire(_address_key(address), int(ttl * 2))
     for seat in seats:
-        pipe.zadd(_presence_key(room_code), {f"{seat}|{channel}": now + ttl})
-        pipe.expire(_presence_key(room_code), int(ttl * 2))
+        _queue_presence(pipe, room_code, seat, channel, now)
 
 
 def socket_gone(address: str, channel: str) -> None:
