@@ -124,17 +124,15 @@ def _checks_before_accepting(scope, room_code: str, address: str, channel: str, 
     thousand pages connecting at once (a daphne restarted) each queued four times behind the snapshots of
     the pages accepted before them.
     A socket over its address's limit is refused before it opens: it never gets a disconnect to uncount it.
-    Returns (a close code or None, the seat, the seats of a same-device room, the sockets open on the seat)."""
+    Returns (a close code or None, the seat, the seats of a same-device room)."""
     if not Room.objects.filter(code=room_code).exists():
-        return 4404, None, None, None
+        return 4404, None, None
     if live.socket_from(address, channel) > settings.WICKWISE["WS_MAX_SOCKETS_PER_ADDRESS"]:
         live.socket_gone(address, channel)
-        return 4429, None, None, None
+        return 4429, None, None
     if watching:
-        return None, None, None, None
-    seat, device_seats = seat_from_scope(scope, room_code), device_seats_from_scope(scope, room_code)
-    on_seat = live.sockets_on_seat(room_code, seat) if seat is not None and device_seats is None else None
-    return None, seat, device_seats, on_seat
+        return None, None, None
+    return None, seat_from_scope(scope, room_code), device_seats_from_scope(scope, room_code)
 
 
 class RoomConsumer(AsyncWebsocketConsumer):
@@ -164,7 +162,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         # Not counted until the checks say so: an error among them sends no uncount (a count already taken
         # lapses as presence does).
         self.counted = False
-        refusal, self.seat, self.device_seats, on_seat = await _reading(_checks_before_accepting)(
+        refusal, self.seat, self.device_seats = await _reading(_checks_before_accepting)(
             self.scope, self.room_code, self.address, self.channel_name, watching=watching)
         self.counted = refusal is None  # a refused socket was never counted, or is uncounted already
         if refusal is not None:
@@ -176,7 +174,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self.accept()
         if self.device_seats is not None:
             return await self._hold_device_seats()
-        await self._take_place(self.seat, sockets_on_seat=on_seat)
+        await self._take_place(self.seat)
 
     async def _hold_device_seats(self):
         """Every seat is here while this socket is: no bot stands in for a player waiting for the device."""
@@ -220,15 +218,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
         elif getattr(self, "groups_joined", None):
             await _reading(live.presence_leave)(self.room_code, None, self.channel_name)
 
-    async def _take_place(self, seat: int | None, *, sockets_on_seat: int | None = None):
-        """Join the groups for `seat` (None: a spectator), mark presence, send a snapshot. `sockets_on_seat`:
-        how many sockets the seat has open, if the caller has looked already."""
-        seat = await self._seat_if_room_for_it(seat, sockets_on_seat)
+    async def _take_place(self, seat: int | None):
+        """Join the groups for `seat` (None: a spectator), mark presence, send a snapshot."""
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         self.groups_joined = [broadcast.room_group(self.room_code)]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
+        if seat is not None and not await self._seated(seat):
+            seat = None
         self.seat = seat
         if seat is not None:
             # One device plays a seat: the one that took it last. Another device on it is told (seat_taken).
@@ -236,25 +234,22 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.seated_at = time.time()
             self.groups_joined.append(group)
             await self.channel_layer.group_add(group, self.channel_name)
-            await call_service(services.seat_connected, room_code=self.room_code, seat=seat, channel=self.channel_name)
             await self.channel_layer.group_send(group, {
                 "type": "seat.taken", "channel": self.channel_name, "device": self.device, "at": self.seated_at})
         else:
             await _reading(live.presence_join)(self.room_code, None, self.channel_name)
         await self._send_snapshot()
 
-    async def _seat_if_room_for_it(self, seat: int | None, sockets_on_seat: int | None) -> int | None:
-        """A seat holds a few sockets (tabs, devices); one more watches instead, and is told why."""
-        if seat is None or (seat == self.seat and self.groups_joined):  # already counted on it
-            return seat
-        if sockets_on_seat is None:
-            sockets_on_seat = await _reading(live.sockets_on_seat)(self.room_code, seat)
-        if sockets_on_seat < settings.WICKWISE["WS_MAX_SOCKETS_PER_SEAT"]:
-            return seat
+    async def _seated(self, seat: int) -> bool:
+        """A seat holds a few sockets (tabs, devices); one more watches instead, and is told why. The count
+        and the place are taken in one step in Redis: sockets opened on one seat at once cannot all fit."""
+        if await call_service(services.seat_connected, room_code=self.room_code, seat=seat, channel=self.channel_name,
+                              most_sockets=settings.WICKWISE["WS_MAX_SOCKETS_PER_SEAT"]):
+            return True
         with translation.override(self.language):
             await self._error("too_many_sockets", _("This seat is open in too many places; this one is watching. "
                                                     "Close another tab or device and reload."))
-        return None
+        return False
 
     async def dispatch(self, message):
         # Channels' own dispatch first hops to its database thread to close stale connections, for every

@@ -354,12 +354,32 @@ def presence_join(room_code: str, seat: int | None, channel: str) -> None:
     pipe.execute()
 
 
-def seat_back(room_code: str, seat: int, channel: str) -> None:
-    """presence_join for a seat, and its grace timer dropped, in one round trip (every seated connect)."""
-    pipe = client().pipeline()
-    _queue_presence(pipe, room_code, seat, channel, time.time())
-    pipe.zrem(key(TIMERS), f"grace:{room_code}:{seat}")
-    pipe.execute()
+# A seat's place for one more socket: taken (presence marked, the grace timer dropped) only if the seat's
+# other live sockets number fewer than ARGV[5] (0: no limit). Counted and marked in one step, so a burst of
+# sockets opened on one seat at once cannot all see room for themselves.
+_SEAT_BACK = """
+if tonumber(ARGV[5]) > 0 then
+  local prefix, others = ARGV[2], 0
+  for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], '+inf')) do
+    if member ~= ARGV[3] and string.sub(member, 1, #prefix) == prefix then others = others + 1 end
+  end
+  if others >= tonumber(ARGV[5]) then return 0 end
+end
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[6])
+redis.call('ZREM', KEYS[2], ARGV[7])
+return 1
+"""
+
+
+def seat_back(room_code: str, seat: int, channel: str, *, most_sockets: int = 0) -> bool:
+    """presence_join for a seat, and its grace timer dropped, in one round trip (every seated connect);
+    unless the seat already has `most_sockets` other sockets present (0: no limit). Returns whether the
+    socket took its place on the seat; if not, nothing was written."""
+    now, ttl = time.time(), settings.WICKWISE["PRESENCE_TTL_SECONDS"]
+    return bool(client().eval(
+        _SEAT_BACK, 2, _presence_key(room_code), key(TIMERS),
+        now, f"{seat}|", f"{seat}|{channel}", now + ttl, most_sockets, int(ttl * 2), f"grace:{room_code}:{seat}"))
 
 
 def _queue_presence(pipe, room_code: str, seat: int | None, channel: str, now: float) -> None:
@@ -461,7 +481,7 @@ def flush_room(room_code: str) -> None:
     drop_expiry(room_code)
 
 
-# --- sockets per client address and per seat ------------------------------------------------------
+# --- sockets per client address (a seat's: seat_back) -----------------------------------------
 
 def _address_key(address: str) -> str:
     return key("sockets", address)
@@ -500,8 +520,3 @@ def queue_still_open(pipe, address: str, channel: str, room_code: str, seats: li
 
 def socket_gone(address: str, channel: str) -> None:
     client().zrem(_address_key(address), channel)
-
-
-def sockets_on_seat(room_code: str, seat: int) -> int:
-    members = client().zrangebyscore(_presence_key(room_code), time.time(), "+inf")
-    return sum(1 for member in members if member.split("|", 1)[0] == str(seat))

@@ -1370,14 +1370,18 @@ def _schedule_grace_if_absent(room_code: str, seats: list[int]) -> None:
         live.schedule_many({f"grace:{room_code}:{seat}": at for seat in absent})
 
 
-def seat_connected(*, room_code: str, seat: int, channel: str) -> None:
-    live.seat_back(room_code, seat, channel)
+def seat_connected(*, room_code: str, seat: int, channel: str, most_sockets: int = 0) -> bool:
+    """A socket takes its place on `seat`, unless the seat already holds `most_sockets` others (0: no limit):
+    then nothing changes and it returns False."""
+    if not live.seat_back(room_code, seat, channel, most_sockets=most_sockets):
+        return False
     # A seat with no stand-in takes no write (nor SQLite's writer lock), so a thousand pages coming back at
     # once do not queue for it. A stand-in committed after this look is fire_grace's to undo: it looks
     # for the player again after its commit.
     if Seat.objects.filter(room__code=room_code, index=seat, stand_in=True).exists():
         _end_stand_in(room_code, seat)
     broadcast.room_changed(room_code)
+    return True
 
 
 def _end_stand_in(room_code: str, seat: int) -> None:

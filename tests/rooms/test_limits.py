@@ -4,6 +4,7 @@ throttled per client in Redis, and the JSON API takes nothing but application/js
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import types
@@ -98,6 +99,33 @@ async def test_a_seat_holds_a_few_sockets_and_one_more_only_watches():
             assert snapshot["type"] == "snapshot" and snapshot["you"]["seat"] is None
         finally:
             await close_all(*opened)
+
+
+async def seat_and_refusal(socket) -> tuple[int | None, bool]:
+    """The seat a socket's first snapshot gives it, and whether it was told the seat is full first."""
+    told_full = False
+    while True:
+        message = await receive(socket)
+        if message["type"] == "snapshot":
+            return message["you"]["seat"], told_full
+        told_full |= message.get("code") == "too_many_sockets"
+
+
+@sockets
+@pytest.mark.django_db(transaction=True)
+async def test_sockets_opened_on_one_seat_at_once_fit_its_limit_and_the_rest_watch():
+    """Each socket counts the seat's others and takes its place in one step: counted first and seated later,
+    a burst of them all saw room for themselves."""
+    code, tickets, _game = await db(started_room)(2)
+    cookie = await cookie_for(tickets[0])
+    with limits(WS_MAX_SOCKETS_PER_SEAT=2):
+        opened = await asyncio.gather(*(socket_from(f"10.0.1.{number}", code, cookie=cookie) for number in range(6)))
+        try:
+            assert all(connected for _socket, connected, _code in opened)
+            outcomes = [await seat_and_refusal(socket) for socket, _connected, _code in opened]
+            assert sorted(outcomes, key=str) == [(0, False)] * 2 + [(None, True)] * 4
+        finally:
+            await close_all(*(socket for socket, _connected, _code in opened))
 
 
 @sockets

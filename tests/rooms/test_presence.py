@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from datetime import timedelta
 from unittest import mock
 
@@ -288,6 +289,20 @@ def test_a_seat_with_no_stand_in_connects_without_a_write():
     with mock.patch.object(services, "_writing", side_effect=AssertionError("a write was begun")):
         services.seat_connected(room_code=code, seat=1, channel="c1")
     assert 1 in live.connected_seats(code)
+
+
+def test_a_full_seat_takes_no_more_sockets_and_the_refused_one_changes_nothing():
+    code, _tickets, _game = started_room(2)
+    live.client().zadd(live.key("presence", code), {"1|long-gone": time.time() - 1})  # lapsed: not counted
+    for tab in ("tab-1", "tab-2", "tab-1"):  # its own place renewed is no new socket
+        assert services.seat_connected(room_code=code, seat=1, channel=tab, most_sockets=2)
+    assert services.seat_connected(room_code=code, seat=0, channel="tab-3", most_sockets=2)  # another seat's
+    live.schedule(f"grace:{code}:1", time.time() + 60)
+    with mock.patch.object(services.broadcast, "room_changed") as room_changed:
+        assert not services.seat_connected(room_code=code, seat=1, channel="tab-4", most_sockets=2)
+    room_changed.assert_not_called()
+    assert "1|tab-4" not in live.queue_connected_seats(live.client(), code)
+    assert f"grace:{code}:1" in timers()
 
 
 @pytest.mark.parametrize("seat_writer", ["grace timer", "player connecting"])
