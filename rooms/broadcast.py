@@ -114,18 +114,11 @@ def room_changed(code: str) -> None:
         if not marked:
             positions.changed(code)
         return
-    pipe = live.client().pipeline(transaction=False)
-    if not marked:
-        positions.mark_changed(pipe, code)
-    live.queue_connected_seats(pipe, code)
-    live.queue_host_seat(pipe, code)
-    *mark, members, host = pipe.execute(raise_on_error=False)
+    connected, host, mark = live.presence_and_host(
+        code, *(() if marked else (lambda pipe: positions.mark_changed(pipe, code),)))
     if mark and isinstance(mark[0], Exception):  # logged, as positions.changed does: the update still goes
         positions.mark_failed(code, mark[0])
-    for reply in (members, host):
-        if isinstance(reply, Exception):
-            raise reply
-    public = snapshots.public_room(room, live.seats_present(members), host=live.host_from(host))
+    public = snapshots.public_room(room, connected, host=host)
     _send(room_group(code), {"type": "room.update", "room": public, "room_digest": snapshots.room_digest(public)})
 
 
@@ -138,13 +131,10 @@ def prepare_room_update(room: Room, seats: list | None, *, upcoming=None):
     code = room.code
 
     def send():
-        pipe = live.client().pipeline(transaction=False)
-        positions.mark_changed(pipe, code)  # before the message
-        live.queue_connected_seats(pipe, code)
-        live.queue_host_seat(pipe, code)
-        _marked, members, host = pipe.execute()
-        public = snapshots.public_room(room, live.seats_present(members), upcoming=upcoming, seats=seats,
-                                       host=live.host_from(host))
+        connected, host, (mark,) = live.presence_and_host(code, lambda pipe: positions.mark_changed(pipe, code))
+        if isinstance(mark, Exception):  # before the message, or no message
+            raise mark
+        public = snapshots.public_room(room, connected, upcoming=upcoming, seats=seats, host=host)
         _send(room_group(code), {"type": "room.update", "room": public, "room_digest": snapshots.room_digest(public)})
 
     return send

@@ -505,14 +505,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return None
         game, upcoming = snapshots.shown_and_next_game(room)
         # Presence, the host and who played for this seat, in one round trip.
-        pipe = live.client().pipeline(transaction=False)
-        live.queue_connected_seats(pipe, room.code)
-        live.queue_host_seat(pipe, room.code)
         asks_played_for = game is not None and self.seat is not None
-        if asks_played_for:
-            live.queue_played_for(pipe, game.pk, self.seat)
-        members, host, *played_for = pipe.execute()
-        public = snapshots.public_room(room, live.seats_present(members), upcoming=upcoming, host=live.host_from(host))
+        connected, host, played_for = live.presence_and_host(
+            room.code, *((lambda pipe: live.queue_played_for(pipe, game.pk, self.seat),) if asks_played_for else ()))
+        if played_for and isinstance(played_for[0], Exception):
+            raise played_for[0]
+        public = snapshots.public_room(room, connected, upcoming=upcoming, host=host)
         return {
             "type": "snapshot",
             "seq": game.seq if game else 0,

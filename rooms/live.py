@@ -417,6 +417,23 @@ def seats_present(members) -> set[int]:
     return {int(seat) for seat, _, _channel in (member.partition("|") for member in members) if seat}
 
 
+def presence_and_host(room_code: str, *also) -> tuple[set[int], int, list]:
+    """The room's connected seats and its host, read in one round trip with what each of `also` queues on the
+    pipeline (a position mark, a seat's played_for): every room update and snapshot reads both. Returns
+    those too, with their replies, a failed one as its exception for the caller to judge; a failed read of
+    presence or the host raises."""
+    pipe = client().pipeline(transaction=False)
+    queue_connected_seats(pipe, room_code)
+    queue_host_seat(pipe, room_code)
+    for queue in also:
+        queue(pipe)
+    members, host, *replies = pipe.execute(raise_on_error=False)
+    for reply in (members, host):
+        if isinstance(reply, Exception):
+            raise reply
+    return seats_present(members), host_from(host), replies
+
+
 # --- who decided for an absent player ----------------------------------------------------------
 
 PLAYED_FOR_TTL_SECONDS = 6 * 3600

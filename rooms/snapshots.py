@@ -73,7 +73,8 @@ def public_room(room: Room, connected: set[int] | None = None, *, upcoming=_LOOK
     `seats` (in order) and `host`, likewise: a start publishes the rows it wrote, and reads presence and the
     host with the position mark (broadcast.prepare_room_update)."""
     if connected is None or host is None:
-        connected, host = _presence_and_host(room.code, connected, host)
+        read_connected, read_host, _ = live.presence_and_host(room.code)
+        connected, host = read_connected if connected is None else connected, read_host if host is None else host
     if upcoming is _LOOK_UP:
         upcoming = next_game(room)
     if seats is None:
@@ -101,20 +102,6 @@ def public_room(room: Room, connected: set[int] | None = None, *, upcoming=_LOOK
             "fingerprint": upcoming.fingerprint,
         },
     }
-
-
-def _presence_and_host(room_code: str, connected: set[int] | None, host: int | None) -> tuple[set[int], int]:
-    """What of the room's presence and host the caller lacks, in one round trip: every snapshot and room update
-    reads both (a thousand pages coming back at once read them some three thousand times)."""
-    pipe = live.client().pipeline(transaction=False)
-    if connected is None:
-        live.queue_connected_seats(pipe, room_code)
-    if host is None:
-        live.queue_host_seat(pipe, room_code)
-    replies = pipe.execute()
-    if connected is None:
-        connected = live.seats_present(replies.pop(0))
-    return connected, (live.host_from(replies.pop(0)) if host is None else host)
 
 
 def public_game(game: Game) -> dict:
