@@ -388,7 +388,10 @@ def test_an_intake_that_plays_itself_goes_on_after_a_request_raised(recorder, mo
         wait_for(lambda: len(recorder.ended) == 4, what="the next request played")
     finally:
         player.stop()
-    assert recorder.ended[:2] == ["move#0", "move#1"] and player.thread.is_alive() is False
+    # The room's next request follows it; another room's taken in the same take may come between them, since
+    # a request behind one that raised goes to the back of the queue (as with threads, the test above).
+    assert recorder.ended[0] == "move#0" and sorted(recorder.ended[1:3]) == ["move#1", "move#2"]
+    assert player.thread.is_alive() is False
     assert not player.rooms_in_play and player.queued == 0
 
 
