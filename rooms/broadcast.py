@@ -119,7 +119,12 @@ def room_changed(code: str) -> None:
     if mark and isinstance(mark[0], Exception):  # logged, as positions.changed does: the update still goes
         positions.mark_failed(code, mark[0])
     public = snapshots.public_room(room, connected, host=host)
-    _send(room_group(code), {"type": "room.update", "room": public, "room_digest": snapshots.room_digest(public)})
+    room_update(code, public, snapshots.room_digest(public))
+
+
+def room_update(code: str, public: dict, digest: str) -> None:
+    """Send the room's public state, built by the caller after its position was marked."""
+    _send(room_group(code), {"type": "room.update", "room": public, "room_digest": digest})
 
 
 def prepare_room_update(room: Room, seats: list | None, *, upcoming=None):
@@ -135,7 +140,7 @@ def prepare_room_update(room: Room, seats: list | None, *, upcoming=None):
         if isinstance(mark, Exception):  # before the message, or no message
             raise mark
         public = snapshots.public_room(room, connected, upcoming=upcoming, seats=seats, host=host)
-        _send(room_group(code), {"type": "room.update", "room": public, "room_digest": snapshots.room_digest(public)})
+        room_update(code, public, snapshots.room_digest(public))
 
     return send
 

@@ -225,8 +225,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.groups_joined = [broadcast.room_group(self.room_code)]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
-        if seat is not None and not await self._seated(seat):
-            seat = None
+        snapshot = None
+        if seat is not None:
+            seated, snapshot = await call_service(self._seat_and_snapshot, seat=seat)
+            if not seated:
+                await self._seat_full()
+                seat = None
         self.seat = seat
         if seat is not None:
             # One device plays a seat: the one that took it last. Another device on it is told (seat_taken).
@@ -238,18 +242,14 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 "type": "seat.taken", "channel": self.channel_name, "device": self.device, "at": self.seated_at})
         else:
             await _reading(live.presence_join)(self.room_code, None, self.channel_name)
-        await self._send_snapshot()
+        await self._send_snapshot(snapshot)
 
-    async def _seated(self, seat: int) -> bool:
+    async def _seat_full(self):
         """A seat holds a few sockets (tabs, devices); one more watches instead, and is told why. The count
         and the place are taken in one step in Redis: sockets opened on one seat at once cannot all fit."""
-        if await call_service(services.seat_connected, room_code=self.room_code, seat=seat, channel=self.channel_name,
-                              most_sockets=settings.WICKWISE["WS_MAX_SOCKETS_PER_SEAT"]):
-            return True
         with translation.override(self.language):
             await self._error("too_many_sockets", _("This seat is open in too many places; this one is watching. "
                                                     "Close another tab or device and reload."))
-        return False
 
     async def dispatch(self, message):
         # Channels' own dispatch first hops to its database thread to close stale connections, for every
@@ -491,38 +491,62 @@ class RoomConsumer(AsyncWebsocketConsumer):
             payload["details"] = details
         await self._send_json(payload)
 
-    async def _send_snapshot(self):
-        snapshot = await _reading(self._snapshot)()
+    async def _send_snapshot(self, snapshot: dict | None = None):
+        """Send this socket's snapshot: `snapshot` if the caller built it already, else one read now."""
+        if snapshot is None:
+            snapshot = await _reading(self._snapshot)(seat=self.seat)
         if snapshot is None:  # the room expired while this socket was open
             await self._error("no_such_room", _("This room has expired."))
             await self.close(code=4404)
             return
         await self._send_json(snapshot)
 
-    def _snapshot(self) -> dict | None:
+    def _seat_and_snapshot(self, *, seat: int) -> tuple[bool, dict | None]:
+        """services.seat_connected and this socket's snapshot in one trip to a thread, the snapshot's room
+        sent as the room update the connect owes the others: the room, its seats, its next game, presence and
+        the host read once, not once for each. Returns whether the seat was taken, and the snapshot if so
+        (None if the room is gone)."""
+        if not services.seat_connected(room_code=self.room_code, seat=seat, channel=self.channel_name,
+                                       most_sockets=settings.WICKWISE["WS_MAX_SOCKETS_PER_SEAT"], announce=False):
+            return False, None
+        return True, self._snapshot(seat=seat, announce=True)
+
+    def _snapshot(self, *, seat: int | None, announce: bool = False) -> dict | None:
+        """What `seat` (None: a spectator) sees of the room now. With `announce`, its room also goes to the
+        room's group as a room update, the position marked in the same round trip as presence is read."""
         room = Room.objects.filter(code=self.room_code).first()
         if room is None:
             return None
         game, upcoming = snapshots.shown_and_next_game(room)
-        # Presence, the host and who played for this seat, in one round trip.
-        asks_played_for = game is not None and self.seat is not None
-        connected, host, played_for = live.presence_and_host(
-            room.code, *((lambda pipe: live.queue_played_for(pipe, game.pk, self.seat),) if asks_played_for else ()))
-        if played_for and isinstance(played_for[0], Exception):
-            raise played_for[0]
+        # Presence, the host, the position's mark and who played for this seat, in one round trip.
+        also = [lambda pipe: positions.mark_changed(pipe, room.code)] if announce else []
+        asks_played_for = game is not None and seat is not None
+        if asks_played_for:
+            also.append(lambda pipe: live.queue_played_for(pipe, game.pk, seat))
+        connected, host, replies = live.presence_and_host(room.code, *also)
+        replies = iter(replies)
+        mark = next(replies) if announce else None
+        played_for = next(replies) if asks_played_for else None
+        if isinstance(mark, Exception):  # logged, as room_changed does: the update still goes
+            positions.mark_failed(room.code, mark)
+        if isinstance(played_for, Exception):
+            raise played_for
         public = snapshots.public_room(room, connected, upcoming=upcoming, host=host)
+        digest = snapshots.room_digest(public)
+        if announce:
+            broadcast.room_update(room.code, public, digest)
         return {
             "type": "snapshot",
             "seq": game.seq if game else 0,
-            "you": {"seat": self.seat},
+            "you": {"seat": seat},
             "room": public,
-            "room_digest": snapshots.room_digest(public),
+            "room_digest": digest,
             "game": snapshots.public_game(game) if game else None,
-            "view": snapshots.seat_view(game, self.seat) if game else None,
+            "view": snapshots.seat_view(game, seat) if game else None,
             "draft": drafts.shown(game) if game else None,
             # Who made this seat's last decision while its player was away ("stand_in") or out of time
             # ("table"); null when the player did.
-            "played_for": played_for[0] if asks_played_for else None,
+            "played_for": played_for,
             "server_time": time.time(),
         }
 

@@ -15,14 +15,17 @@ import pytest
 import redis.asyncio
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
 from games.candles.models import CandlesSeat
 from rooms import broadcast, live, move_queue, positions, services, snapshots
+from rooms.consumers import RoomConsumer
 from rooms.management.commands.worker import dispatch
-from rooms.models import Game, Seat
+from rooms.models import Game, Room, Seat
 from tests.rooms.helpers import (
     bring_deadline_forward,
     candle_for,
@@ -240,8 +243,17 @@ def test_a_position_read_before_a_write_commits_is_never_kept_for_after_it():
     assert not kept and after == snapshots.position(code) != stale
 
 
-@pytest.mark.parametrize("alone", [True, False], ids=["alone", "with the room's reads"])
-def test_a_mark_that_fails_is_logged_and_the_message_still_goes(caplog, alone):
+def seated_by_a_socket(code: str, seat: int, channel: str) -> dict:
+    """What a page's socket does as it takes its seat: the seat and its snapshot in one trip to a thread."""
+    consumer = RoomConsumer()
+    consumer.room_code, consumer.channel_name = code, channel
+    seated, snapshot = consumer._seat_and_snapshot(seat=seat)
+    assert seated
+    return snapshot
+
+
+@pytest.mark.parametrize("marked_by", ["alone", "a room update", "a socket taking its seat"])
+def test_a_mark_that_fails_is_logged_and_the_message_still_goes(caplog, marked_by):
     code, _tickets = room_with(2)
     live.client().set(live.key("not-a-number"), "x")
 
@@ -249,12 +261,27 @@ def test_a_mark_that_fails_is_logged_and_the_message_still_goes(caplog, alone):
         target.incr(live.key("not-a-number"))
 
     with mock.patch.object(positions, "mark_changed", refused), captured_broadcasts() as sent:
-        if alone:
+        if marked_by == "alone":
             positions.changed(code)
-        else:
+        elif marked_by == "a room update":
             broadcast.room_changed(code)
-    assert [message["type"] for _group, message in sent] == ([] if alone else ["room.update"])
+        else:
+            seated_by_a_socket(code, 1, "tab-2")
+    assert [message["type"] for _group, message in sent] == ([] if marked_by == "alone" else ["room.update"])
     assert "could not mark its position changed" in caplog.text
+
+
+def test_a_socket_taking_its_seat_reads_the_room_once_and_sends_its_snapshots_room_as_the_update():
+    code, _tickets = room_with(2)
+    before = kept_now(code)
+    with CaptureQueriesContext(connection) as queries, captured_broadcasts() as sent:
+        snapshot = seated_by_a_socket(code, 1, "tab-2")
+    assert snapshot["you"] == {"seat": 1} and snapshot["room"]["seats"][1]["connected"]
+    assert snapshot["room"] == snapshots.public_room(Room.objects.get(code=code))  # what room_changed sends
+    assert sent == [(broadcast.room_group(code), {
+        "type": "room.update", "room": snapshot["room"], "room_digest": snapshot["room_digest"]})]
+    assert sum('FROM "rooms_room"' in query["sql"] for query in queries.captured_queries) == 1
+    follows(code, before)  # marked before the update went
 
 
 @pytest.mark.usefixtures("fresh_channel_layer")
