@@ -41,7 +41,9 @@ def _run_service(function, /, **kwargs):
 
 # Database work runs in pools of threads, each thread with its own connection. Services for different rooms
 # run in parallel (the room's row lock orders moves within a room). Reads (snapshots, pings, the connect
-# check) have a pool of their own, so they never wait behind moves queued for the writer's lock. Channels'
+# check) have a pool of their own, so they never wait behind moves queued for the writer's lock; a seated
+# connect's snapshot goes with its seat_connected instead (_seat_and_snapshot), which writes only to clear
+# a stand-in. Channels'
 # default, one shared thread for the whole process, queued every socket's snapshot behind every other's.
 _READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="db-read")
 _reading = functools.partial(database_sync_to_async, thread_sensitive=False, executor=_READS)
@@ -220,27 +222,32 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def _take_place(self, seat: int | None):
         """Join the groups for `seat` (None: a spectator), mark presence, send a snapshot."""
+        holding = seat is not None and seat == self.seat and bool(self.groups_joined)  # counted on it already
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         self.groups_joined = [broadcast.room_group(self.room_code)]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
+        # The seat is this socket's from here: if the trip below fails, its disconnect leaves the seat.
+        self.seat = seat
         snapshot = None
         if seat is not None:
-            seated, snapshot = await call_service(self._seat_and_snapshot, seat=seat)
-            if not seated:
-                await self._seat_full()
-                seat = None
-        self.seat = seat
-        if seat is not None:
-            # One device plays a seat: the one that took it last. Another device on it is told (seat_taken).
+            # One device plays a seat: the one that took it last. In the seat's group before taking it, so a
+            # device taking it meanwhile is heard (seat_taken), whichever trip ends first.
             group = seat_group(self.room_code, seat)
             self.seated_at = time.time()
             self.groups_joined.append(group)
             await self.channel_layer.group_add(group, self.channel_name)
-            await self.channel_layer.group_send(group, {
-                "type": "seat.taken", "channel": self.channel_name, "device": self.device, "at": self.seated_at})
-        else:
+            seated, snapshot = await call_service(self._seat_and_snapshot, seat=seat, holding=holding)
+            if seated:
+                await self.channel_layer.group_send(group, {
+                    "type": "seat.taken", "channel": self.channel_name, "device": self.device, "at": self.seated_at})
+            else:
+                self.seat = None
+                self.groups_joined.remove(group)
+                await self.channel_layer.group_discard(group, self.channel_name)
+                await self._seat_full()
+        if self.seat is None:
             await _reading(live.presence_join)(self.room_code, None, self.channel_name)
         await self._send_snapshot(snapshot)
 
@@ -501,13 +508,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         await self._send_json(snapshot)
 
-    def _seat_and_snapshot(self, *, seat: int) -> tuple[bool, dict | None]:
+    def _seat_and_snapshot(self, *, seat: int, holding: bool = False) -> tuple[bool, dict | None]:
         """services.seat_connected and this socket's snapshot in one trip to a thread, the snapshot's room
         sent as the room update the connect owes the others: the room, its seats, its next game, presence and
-        the host read once, not once for each. Returns whether the seat was taken, and the snapshot if so
-        (None if the room is gone)."""
+        the host read once, not once for each. `holding`: the socket holds the seat already (counted on it),
+        so no limit refuses it. Returns whether the seat was taken, and the snapshot if so (None if the room
+        is gone: its deletion marked the position)."""
+        most = None if holding else settings.WICKWISE["WS_MAX_SOCKETS_PER_SEAT"]
         if not services.seat_connected(room_code=self.room_code, seat=seat, channel=self.channel_name,
-                                       most_sockets=settings.WICKWISE["WS_MAX_SOCKETS_PER_SEAT"], announce=False):
+                                       most_sockets=most, announce=False):
             return False, None
         return True, self._snapshot(seat=seat, announce=True)
 
@@ -532,15 +541,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if isinstance(played_for, Exception):
             raise played_for
         public = snapshots.public_room(room, connected, upcoming=upcoming, host=host)
-        digest = snapshots.room_digest(public)
-        if announce:
-            broadcast.room_update(room.code, public, digest)
-        return {
+        snapshot = {
             "type": "snapshot",
             "seq": game.seq if game else 0,
             "you": {"seat": seat},
             "room": public,
-            "room_digest": digest,
+            "room_digest": snapshots.room_digest(public),
             "game": snapshots.public_game(game) if game else None,
             "view": snapshots.seat_view(game, seat) if game else None,
             "draft": drafts.shown(game) if game else None,
@@ -549,6 +555,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
             "played_for": played_for,
             "server_time": time.time(),
         }
+        if announce:  # once the snapshot is whole: a read failing before this sends no update to undo
+            broadcast.room_update(room.code, public, snapshot["room_digest"])
+        return snapshot
 
     # --- from the channel layer ---------------------------------------------------------------
 

@@ -355,10 +355,10 @@ def presence_join(room_code: str, seat: int | None, channel: str) -> None:
 
 
 # A seat's place for one more socket: taken (presence marked, the grace timer dropped) only if the seat's
-# other live sockets number fewer than ARGV[5] (0: no limit). Counted and marked in one step, so a burst of
+# other live sockets number fewer than ARGV[5] (below 0: no limit). Counted and marked in one step, so a burst of
 # sockets opened on one seat at once cannot all see room for themselves.
 _SEAT_BACK = """
-if tonumber(ARGV[5]) > 0 then
+if tonumber(ARGV[5]) >= 0 then
   local prefix, others = ARGV[2], 0
   for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], '+inf')) do
     if member ~= ARGV[3] and string.sub(member, 1, #prefix) == prefix then others = others + 1 end
@@ -372,14 +372,15 @@ return 1
 """
 
 
-def seat_back(room_code: str, seat: int, channel: str, *, most_sockets: int = 0) -> bool:
+def seat_back(room_code: str, seat: int, channel: str, *, most_sockets: int | None = None) -> bool:
     """presence_join for a seat, and its grace timer dropped, in one round trip (every seated connect);
-    unless the seat already has `most_sockets` other sockets present (0: no limit). Returns whether the
-    socket took its place on the seat; if not, nothing was written."""
+    unless the seat already has `most_sockets` other sockets present (None: no limit). Returns whether the
+    socket took its place on the seat; if not, nothing was written. The limit holds for connects: a ping
+    renews a socket's presence without counting (a tab whose presence lapsed comes back on its next ping)."""
     now, ttl = time.time(), settings.WICKWISE["PRESENCE_TTL_SECONDS"]
     return bool(client().eval(
-        _SEAT_BACK, 2, _presence_key(room_code), key(TIMERS),
-        now, f"{seat}|", f"{seat}|{channel}", now + ttl, most_sockets, int(ttl * 2), f"grace:{room_code}:{seat}"))
+        _SEAT_BACK, 2, _presence_key(room_code), key(TIMERS), now, f"{seat}|", f"{seat}|{channel}", now + ttl,
+        -1 if most_sockets is None else most_sockets, int(ttl * 2), f"grace:{room_code}:{seat}"))
 
 
 def _queue_presence(pipe, room_code: str, seat: int | None, channel: str, now: float) -> None:

@@ -1370,9 +1370,10 @@ def _schedule_grace_if_absent(room_code: str, seats: list[int]) -> None:
         live.schedule_many({f"grace:{room_code}:{seat}": at for seat in absent})
 
 
-def seat_connected(*, room_code: str, seat: int, channel: str, most_sockets: int = 0, announce: bool = True) -> bool:
-    """A socket takes its place on `seat`, unless the seat already holds `most_sockets` others (0: no limit):
-    then nothing changes and it returns False. Without `announce`, the caller sends the room update (a
+def seat_connected(*, room_code: str, seat: int, channel: str, most_sockets: int | None = None,
+                   announce: bool = True) -> bool:
+    """A socket takes its place on `seat`, unless the seat already holds `most_sockets` others (None: no
+    limit): then nothing changes and it returns False. Without `announce`, the caller sends the room update (a
     socket's connect, with the snapshot it reads anyway)."""
     if not live.seat_back(room_code, seat, channel, most_sockets=most_sockets):
         return False

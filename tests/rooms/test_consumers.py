@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+from unittest import mock
 
 import pytest
 from autobahn.exception import Disconnected
@@ -12,9 +13,10 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client, override_settings
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from games.candles import engine
-from rooms import broadcast, live
+from rooms import broadcast, drafts, live
 from rooms.models import Game
 from tests.rooms.helpers import (
     ROOT,
@@ -387,6 +389,27 @@ async def test_a_program_takes_its_seat_with_its_return_code():
         assert moves == [(1, "player")]
     finally:
         await close_all(socket)
+
+
+async def test_a_program_that_moves_to_another_seat_and_meets_a_redis_failure_holds_the_new_seat():
+    """The seat is the socket's before its trip to take it: if Redis fails meanwhile, the socket is told
+    `busy` and holds the new seat (its pings renew it, its disconnect leaves it), never the one it left."""
+    code, tickets, _game = await db(started_room)(3)
+    socket, _snapshot = await open_socket(code)
+    try:
+        await socket.send_json_to({"type": "auth", "return_code": tickets[1].return_code})
+        await receive_until(socket, is_type("snapshot"), what="seat 1's snapshot")
+        with mock.patch.object(drafts, "shown", side_effect=RedisConnectionError("down")):
+            await socket.send_json_to({"type": "auth", "return_code": tickets[2].return_code})
+            busy, _ = await receive_until(socket, is_type("error"), what="the failure")
+        assert busy["code"] == "busy"
+        assert await db(live.connected_seats)(code) >= {2} and 1 not in await db(live.connected_seats)(code)
+        await socket.send_json_to({"type": "sync"})
+        snapshot, _ = await receive_until(socket, is_type("snapshot"), what="a fresh snapshot")
+        assert snapshot["you"] == {"seat": 2}
+    finally:
+        await close_all(socket)
+    assert 2 not in await db(live.connected_seats)(code)
 
 
 # --- origins ------------------------------------------------------------------------------------------

@@ -16,11 +16,13 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import override_settings
 
-from rooms import throttle
+from rooms import live, throttle
+from rooms.consumers import RoomConsumer
 from rooms.models import Room
 from tests.rooms.helpers import (
     ORIGIN,
     WAIT_SECONDS,
+    captured_broadcasts,
     close_all,
     cookie_for,
     fresh_channel_layer,  # noqa: F401 (a fixture)
@@ -126,6 +128,27 @@ async def test_sockets_opened_on_one_seat_at_once_fit_its_limit_and_the_rest_wat
             assert sorted(outcomes, key=str) == [(0, False)] * 2 + [(None, True)] * 4
         finally:
             await close_all(*(socket for socket, _connected, _code in opened))
+
+
+def socket_on(code: str, channel: str) -> RoomConsumer:
+    consumer = RoomConsumer()
+    consumer.room_code, consumer.channel_name = code, channel
+    return consumer
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_socket_refused_a_full_seat_writes_nothing_and_one_holding_it_is_never_refused():
+    code, _tickets, _game = started_room(2)
+    with limits(WS_MAX_SOCKETS_PER_SEAT=1):
+        assert socket_on(code, "tab-1")._seat_and_snapshot(seat=1)[0]
+        live.seat_back(code, 1, "tab-2")  # a second socket, as a lapsed tab's ping brings it back
+        with captured_broadcasts() as sent:
+            assert socket_on(code, "tab-3")._seat_and_snapshot(seat=1) == (False, None)
+            assert not socket_on(code, "tab-1")._seat_and_snapshot(seat=1)[0]  # over the limit now
+            seated, snapshot = socket_on(code, "tab-1")._seat_and_snapshot(seat=1, holding=True)
+        assert seated and snapshot["you"] == {"seat": 1}
+        assert [message["type"] for _group, message in sent] == ["room.update"]  # the holder's alone
+        assert "1|tab-3" not in live.queue_connected_seats(live.client(), code)
 
 
 @sockets

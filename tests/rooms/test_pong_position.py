@@ -274,14 +274,24 @@ def test_a_mark_that_fails_is_logged_and_the_message_still_goes(caplog, marked_b
 def test_a_socket_taking_its_seat_reads_the_room_once_and_sends_its_snapshots_room_as_the_update():
     code, _tickets = room_with(2)
     before = kept_now(code)
-    with CaptureQueriesContext(connection) as queries, captured_broadcasts() as sent:
+    mark_key, _position_key = live.position_keys(code)
+    mark_before, marks_at_send = live.client().get(mark_key), []
+    send = broadcast._send
+
+    def noting_the_mark(group, message):
+        marks_at_send.append(live.client().get(mark_key))
+        send(group, message)
+
+    with mock.patch.object(broadcast, "_send", noting_the_mark), CaptureQueriesContext(connection) as queries, \
+            captured_broadcasts() as sent:
         snapshot = seated_by_a_socket(code, 1, "tab-2")
+    assert len(marks_at_send) == 1 and marks_at_send[0] not in (None, mark_before)  # marked before it went
     assert snapshot["you"] == {"seat": 1} and snapshot["room"]["seats"][1]["connected"]
     assert snapshot["room"] == snapshots.public_room(Room.objects.get(code=code))  # what room_changed sends
     assert sent == [(broadcast.room_group(code), {
         "type": "room.update", "room": snapshot["room"], "room_digest": snapshot["room_digest"]})]
     assert sum('FROM "rooms_room"' in query["sql"] for query in queries.captured_queries) == 1
-    follows(code, before)  # marked before the update went
+    follows(code, before)
 
 
 @pytest.mark.usefixtures("fresh_channel_layer")
