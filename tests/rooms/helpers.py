@@ -156,6 +156,15 @@ def state_at(game: Game, seq: int) -> dict:
     return state
 
 
+def socket_on(code: str, channel: str):
+    """A room socket's consumer with no connection, for calling its database-thread steps directly."""
+    from rooms.consumers import RoomConsumer
+
+    consumer = RoomConsumer()
+    consumer.room_code, consumer.channel_name = code, channel
+    return consumer
+
+
 # --- Redis ----------------------------------------------------------------------------------------
 
 def timers() -> dict[str, float]:

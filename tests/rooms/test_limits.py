@@ -17,7 +17,6 @@ from django.conf import settings
 from django.test import override_settings
 
 from rooms import live, throttle
-from rooms.consumers import RoomConsumer
 from rooms.models import Room
 from tests.rooms.helpers import (
     ORIGIN,
@@ -28,6 +27,7 @@ from tests.rooms.helpers import (
     fresh_channel_layer,  # noqa: F401 (a fixture)
     new_room,
     receive,
+    socket_on,
     started_room,
 )
 
@@ -128,12 +128,6 @@ async def test_sockets_opened_on_one_seat_at_once_fit_its_limit_and_the_rest_wat
             assert sorted(outcomes, key=str) == [(0, False)] * 2 + [(None, True)] * 4
         finally:
             await close_all(*(socket for socket, _connected, _code in opened))
-
-
-def socket_on(code: str, channel: str) -> RoomConsumer:
-    consumer = RoomConsumer()
-    consumer.room_code, consumer.channel_name = code, channel
-    return consumer
 
 
 @pytest.mark.django_db(transaction=True)

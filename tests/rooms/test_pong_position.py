@@ -23,7 +23,6 @@ from django.utils import timezone
 
 from games.candles.models import CandlesSeat
 from rooms import broadcast, live, move_queue, positions, services, snapshots
-from rooms.consumers import RoomConsumer
 from rooms.management.commands.worker import dispatch
 from rooms.models import Game, Room, Seat
 from tests.rooms.helpers import (
@@ -41,6 +40,7 @@ from tests.rooms.helpers import (
     play_to_end,
     receive_until,
     room_with,
+    socket_on,
     started_room,
     timers,
 )
@@ -245,9 +245,7 @@ def test_a_position_read_before_a_write_commits_is_never_kept_for_after_it():
 
 def seated_by_a_socket(code: str, seat: int, channel: str) -> dict:
     """What a page's socket does as it takes its seat: the seat and its snapshot in one trip to a thread."""
-    consumer = RoomConsumer()
-    consumer.room_code, consumer.channel_name = code, channel
-    seated, snapshot = consumer._seat_and_snapshot(seat=seat)
+    seated, snapshot = socket_on(code, channel)._seat_and_snapshot(seat=seat)
     assert seated
     return snapshot
 
