@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 from bench.scripted import Client, api  # noqa: E402
 from games.replay import all_ok, verify_record  # noqa: E402
 from scripts.localredis import KillableRedis  # noqa: E402
+from scripts.run import daphne_command  # noqa: E402
 
 GAMES = ("candles", "trails", "pots")
 
@@ -90,8 +91,7 @@ class Site:
         return subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
 
     def _daphne(self, port: int) -> subprocess.Popen:
-        return self._spawn([sys.executable, "-m", "config.serve", "-v", "0", "-b", "127.0.0.1", "-p", str(port),
-                            "--websocket-max-message-size", "8192", "config.asgi:application"])
+        return self._spawn(daphne_command(sys.executable, host="127.0.0.1", port=port, extra=("-v", "0")))
 
     def _worker(self) -> subprocess.Popen:
         return self._spawn([sys.executable, "manage.py", "worker"])

@@ -23,6 +23,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from config.settings.base import WICKWISE_GAMES  # noqa: E402
 from scripts.localredis import started_redis  # noqa: E402
+from scripts.run import daphne_command  # noqa: E402
 from tests.browser import helpers, pots_helpers, tiles_helpers, trails_helpers  # noqa: E402
 from tests.browser.conftest import CHROMIUM_ARGS, chromium_path  # noqa: E402
 
@@ -75,8 +76,7 @@ class Site:
         self.processes.append(subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT))
 
     def start(self) -> None:
-        self.spawn("daphne", [sys.executable, "-m", "config.serve", "-b", "127.0.0.1", "-p", str(self.port),
-                              "--websocket-max-message-size", "65536", "config.asgi:application"])
+        self.spawn("daphne", daphne_command(sys.executable, host="127.0.0.1", port=self.port))
         self.spawn("worker", [sys.executable, "manage.py", "worker"])
         deadline = time.time() + 30
         while time.time() < deadline:

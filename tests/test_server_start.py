@@ -12,8 +12,8 @@ from pathlib import Path
 from daphne.cli import CommandLineInterface
 from twisted.internet.endpoints import _parseServer
 
-from bench import live_load
-from scripts import run
+from bench import chaos, live_load
+from scripts import run, screenshots
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,6 +43,9 @@ def test_the_benchmarks_start_daphne_as_make_run_does():
     source = inspect.getsource(live_load.Server.start_daphne)
     assert "daphne_command(" in source and "preexec_fn=raise_open_files_limit" in source
     assert "preexec_fn=raise_open_files_limit" in inspect.getsource(run.main)
+    # The chaos run and the screenshots too: a daphne started by hand had its own message limit.
+    assert "daphne_command(" in inspect.getsource(chaos.Site._daphne)
+    assert "daphne_command(" in inspect.getsource(screenshots.Site.start)
 
 
 def test_the_open_files_limit_is_raised_to_the_hard_limit():
