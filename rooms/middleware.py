@@ -1,9 +1,12 @@
-"""Answers for requests the site cannot serve just now (Redis down: 503 `busy`), and the pages' CSP."""
+"""Answers for requests the site cannot serve just now (Redis down: 503 `busy`), the pages' CSP, and each
+request's database connection closed as it ends."""
 
 from __future__ import annotations
 
 import logging
 
+from django.core.handlers.asgi import ASGIRequest
+from django.db import connections
 from django.http import JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
@@ -26,6 +29,24 @@ def refusal(request, *, status: int, code: str, message: str, title: str):
     if status in (429, 503):
         response["Retry-After"] = "5"
     return response
+
+
+class CloseRequestConnectionsMiddleware:
+    """Under ASGI each request runs its view in a thread of its own (Django's ThreadSensitiveContext), so the
+    database connection it opens can serve no other request. Kept open at the request's end (Django closes it only
+    past CONN_MAX_AGE, which the sockets' thread pools want), it lingered until collected: on PostgreSQL, a thousand
+    pages taking their seats ran the server out of connections ("too many clients"). Closed here, outermost, once
+    the response is made and the session saved, in the request's thread."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        try:
+            return self.get_response(request)
+        finally:
+            if isinstance(request, ASGIRequest):
+                connections.close_all()
 
 
 class RedisBusyMiddleware:

@@ -42,6 +42,7 @@ INSTALLED_APPS = [
 WICKWISE_GAMES = ["candles", "trails", "pots", "tiles"]
 
 MIDDLEWARE = [
+    "rooms.middleware.CloseRequestConnectionsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
