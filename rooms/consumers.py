@@ -42,9 +42,9 @@ def _run_service(function, /, **kwargs):
 # Database work runs in pools of threads, each thread with its own connection. Services for different rooms
 # run in parallel (the room's row lock orders moves within a room). Reads (snapshots, pings, the connect
 # check) have a pool of their own, so they never wait behind moves queued for the writer's lock; a seated
-# connect's snapshot goes with its seat_connected instead (_seat_and_snapshot), which writes only to clear
-# a stand-in. Channels'
-# default, one shared thread for the whole process, queued every socket's snapshot behind every other's.
+# connect's snapshot goes with its seat_connected instead (_seat_and_snapshot), which writes only to clear a
+# stand-in. Channels' default, one shared thread for the whole process, queued every socket's snapshot behind
+# every other's.
 _READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="db-read")
 _reading = functools.partial(database_sync_to_async, thread_sensitive=False, executor=_READS)
 

@@ -355,8 +355,8 @@ def presence_join(room_code: str, seat: int | None, channel: str) -> None:
 
 
 # A seat's place for one more socket: taken (presence marked, the grace timer dropped) only if the seat's
-# other live sockets number fewer than ARGV[5] (below 0: no limit). Counted and marked in one step, so a burst of
-# sockets opened on one seat at once cannot all see room for themselves.
+# other live sockets number fewer than ARGV[5] (below 0: no limit). Counted and marked in one step, so a burst
+# of sockets opened on one seat at once cannot all see room for themselves.
 _SEAT_BACK = """
 if tonumber(ARGV[5]) >= 0 then
   local prefix, others = ARGV[2], 0

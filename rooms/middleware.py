@@ -33,10 +33,10 @@ def refusal(request, *, status: int, code: str, message: str, title: str):
 
 class CloseRequestConnectionsMiddleware:
     """Under ASGI each request runs its view in a thread of its own (Django's ThreadSensitiveContext), so the
-    database connection it opens can serve no other request. Kept open at the request's end (Django closes it only
-    past CONN_MAX_AGE, which the sockets' thread pools want), it lingered until collected: on PostgreSQL, a thousand
-    pages taking their seats ran the server out of connections ("too many clients"). Closed here, outermost, once
-    the response is made and the session saved, in the request's thread."""
+    database connection it opens can serve no other request. Kept open at the request's end (Django closes it
+    only past CONN_MAX_AGE, which the sockets' thread pools want), it lingered until collected: on PostgreSQL,
+    a thousand pages taking their seats ran the server out of connections ("too many clients"). Closed here,
+    outermost, once the response is made and the session saved, in the request's thread."""
 
     def __init__(self, get_response):
         self.get_response = get_response
