@@ -89,7 +89,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # One writer at a time: wait for the lock instead of failing, and a file-backed test database so
     # that a live server in another process sees what the tests write.
     # WAL lets readers run beside the writer; synchronous=NORMAL is safe against a process crash and
-    # spares a disk flush per move.
+    # spares a disk flush per move. The worker copies the log back in a thread of its own (rooms/checkpoints.py).
     DATABASES["default"].setdefault("OPTIONS", {}).update({
         "timeout": 20,
         "transaction_mode": "IMMEDIATE",

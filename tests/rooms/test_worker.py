@@ -172,3 +172,10 @@ def test_the_worker_plays_moves_in_its_databases_default_threads_unless_told(wor
     said = wait_for(lambda: re.search(r"playing moves in (\d+) threads", workers.log_text()),
                     what="the worker's move threads logged")
     assert int(said.group(1)) == expected
+
+
+def test_on_sqlite_the_worker_s_own_thread_makes_the_log_s_checkpoints(workers):
+    """rooms/checkpoints.py: the worker's commits leave the write-ahead log to its thread, on SQLite alone."""
+    workers.start()  # returns once the worker has started: its thread, if any, started before
+    said = "WAL checkpoints made by a thread of this worker's" in workers.log_text()
+    assert said == (connection.vendor == "sqlite")

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
-from rooms import bot_runner, live, move_queue, sampler, services, trace
+from rooms import bot_runner, checkpoints, live, move_queue, sampler, services, trace
 
 log = logging.getLogger("wickwise.worker")
 
@@ -79,6 +79,8 @@ class Command(BaseCommand):
         stop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stop.set())
+        # On SQLite, a thread of this worker's checkpoints the log, not whichever move's commit fills it.
+        checkpointer = None if once else checkpoints.leave_checkpoints_to_a_thread()
         live.came_back_empty()  # marked before the rebuild: an empty Redis after this mark is noticed
         counts = services.rebuild_live_index()
         log.info("worker started; index rebuilt: %s", counts)
@@ -138,6 +140,8 @@ class Command(BaseCommand):
         bot_runner.shut_down()
         if moves is not None:
             moves.stop()
+        if checkpointer is not None:
+            checkpointer.stop()
         log.info("worker stopped")
 
     @staticmethod
