@@ -4,11 +4,12 @@ In WAL mode a commit appends the pages it changed to the write-ahead log, and th
 `wal_autocheckpoint` pages (1,000) also copies the log back into the database file and syncs both before it
 returns. The worker makes nearly every commit while games are played, so about once a second one move's commit
 took 3 to 6 ms instead of 0.2, and every request taken behind it waited as long (docs/benchmarks.md). The
-worker's connections now leave checkpoints to `Checkpointer`: a thread that asks for a PASSIVE checkpoint every
-`CHECKPOINT_EVERY` seconds, which neither waits for nor blocks a writer or a reader, and during whose file work
-(sqlite3 lets the GIL go) the intake goes on playing. Other processes' connections keep SQLite's automatic
-checkpoint: they rarely write, the worker's checkpoints keep the log short, and a site whose worker is not
-running still has its log checkpointed by them.
+worker's connections now leave checkpoints to `Checkpointer`: a thread that copies the log back every
+`CHECKPOINT_EVERY` seconds (`checkpoint`), in a PASSIVE checkpoint that neither waits for nor blocks a writer or
+a reader, and during whose file work (sqlite3 lets the GIL go) the intake goes on playing, then a short one
+with the process's writers held, so that the log is reused from its start. Other processes' connections keep
+SQLite's automatic checkpoint: they rarely write, the worker's checkpoints keep the log short, and a site whose
+worker is not running still has its log checkpointed by them.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import threading
 
 from django.db import close_old_connections, connection
 from django.db.backends.signals import connection_created
+
+from rooms import services
 
 log = logging.getLogger("wickwise.checkpoints")
 
@@ -43,11 +46,19 @@ def leave_checkpoints_to_a_thread() -> Checkpointer | None:
 
 
 def checkpoint() -> tuple[int, int, int]:
-    """One PASSIVE checkpoint on this thread's connection: (busy, frames in the log, frames copied back)."""
+    """The log copied back in two PASSIVE checkpoints on this thread's connection. The first copies it while
+    this process's writers commit; the second, with them held (`services.writers_held`), copies what they
+    committed meanwhile: a few pages, under a millisecond. The log is then wholly copied back when the next
+    writer begins, and SQLite writes it again from its start. A checkpoint copies only the frames there when it
+    began, so with writers committing during each one the log was never wholly copied back and grew for as long
+    as they did. Returns the second's (busy, frames in the log, frames copied back)."""
     close_old_connections()
     with connection.cursor() as cursor:
         cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        return tuple(cursor.fetchone())
+        cursor.fetchone()
+        with services.writers_held():
+            cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            return tuple(cursor.fetchone())
 
 
 class Checkpointer:

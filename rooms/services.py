@@ -63,6 +63,13 @@ _sqlite_writer = threading.RLock()
 _sqlite_after_commit = threading.RLock()
 
 
+@contextlib.contextmanager
+def writers_held():
+    """Meanwhile no writer of this process begins a transaction on SQLite (they queue on its writer lock)."""
+    with _sqlite_writer:
+        yield
+
+
 # A last look just before a write commits (`checked_before_commit`): None, or a callable that raises a
 # ServiceError to roll the write back.
 _last_look: ContextVar = ContextVar("wickwise_last_look", default=None)

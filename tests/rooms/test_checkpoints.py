@@ -3,15 +3,16 @@ thread of its own makes them, and other processes' connections, or another datab
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
+from pathlib import Path
 
 import pytest
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 
-from rooms import checkpoints
-from tests.rooms.helpers import room_with
+from rooms import checkpoints, services
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -44,26 +45,92 @@ def sqlite_only():
         pytest.skip("SQLite's write-ahead log")
 
 
-def test_the_worker_s_connections_make_no_checkpoint_and_its_thread_copies_the_log_back(sqlite_only):
-    # The last connection to close checkpoints the whole log itself: one held open keeps the log as written.
+@pytest.fixture
+def scratch(sqlite_only):
+    """A table to write pages into, and a connection held open: the last connection to close copies the whole log
+    back itself, which would hide what the test looks for."""
     holder = sqlite3.connect(connection.settings_dict["NAME"])
     holder.execute("SELECT count(*) FROM sqlite_master").fetchone()  # it has the log open from its first read
-    assert _automatic_checkpoint_pages() == 1000  # SQLite's own, on a connection of any other process
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE IF NOT EXISTS checkpoint_scratch (id INTEGER PRIMARY KEY, page BLOB)")
+    yield
+    holder.close()
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE checkpoint_scratch")
+
+
+@pytest.fixture
+def worker_connections(scratch):
+    """Connections opened from now on are the worker's (no checkpoint at their commits); its thread stopped at
+    once, so that the test makes the checkpoints itself."""
     checkpointer = checkpoints.leave_checkpoints_to_a_thread()
+    checkpointer.stopping.set()
+    checkpointer.thread.join(timeout=10)
+    yield
+    checkpointer.stop()
+    connection.close()
+
+
+def _write_pages(count: int) -> int:
+    """`count` commits of about a page each, as the process's writers make them; returns how many."""
+    with connection.cursor() as cursor:
+        for _each in range(count):
+            with services.writers_held(), transaction.atomic():
+                cursor.execute("INSERT INTO checkpoint_scratch (page) VALUES (%s)", [os.urandom(3000)])
+    return count
+
+
+def _database_file() -> bytes:
+    return Path(connection.settings_dict["NAME"]).read_bytes()
+
+
+def test_the_worker_s_commits_leave_the_log_to_its_thread_which_copies_it_back(scratch):
+    before = _database_file()
+    _in_a_new_thread(lambda: _write_pages(1200))
+    assert _database_file() != before  # SQLite's own: the commit past 1,000 pages copied the log back
+    checkpoints.checkpoint()
+    assert _automatic_checkpoint_pages() == 1000  # on a connection of any other process
+    checkpointer = checkpoints.leave_checkpoints_to_a_thread()
+    checkpointer.stopping.set()  # its thread stops at once: this test makes the checkpoints itself
+    checkpointer.thread.join(timeout=10)
     try:
         assert _in_a_new_thread(_automatic_checkpoint_pages) == 0  # a move thread's connection, say
         assert _automatic_checkpoint_pages() == 0  # this thread's, opened again
-        checkpointer.stopping.set()  # its thread stops; this test makes the checkpoints itself
-        checkpointer.thread.join(timeout=10)
-        checkpoints.checkpoint()
-        _in_a_new_thread(lambda: room_with(2))  # some commits: the log grows, and nothing copies it back
+        before = _database_file()
+        _in_a_new_thread(lambda: _write_pages(1200))
+        assert _database_file() == before  # past 1,000 pages, and no commit copied the log back
         busy, frames, copied = checkpoints.checkpoint()
-        assert busy == 0 and frames > 0 and copied == frames
+        assert busy == 0 and copied == frames > 0
+        assert _database_file() != before
     finally:
         checkpointer.stop()
-        holder.close()
-    connection.close()
+        connection.close()
     assert _automatic_checkpoint_pages() == 1000  # stopped: SQLite's own again
+
+
+def test_the_log_is_written_again_from_its_start_while_writers_go_on(worker_connections):
+    """A checkpoint copies only the frames there when it began: with commits during each one, the log was never
+    wholly copied back, and grew for as long as they went on. The second, short step holds this process's writers,
+    so the next one writes the log again from its start."""
+    stop = threading.Event()
+    written = [0]
+
+    def write_until_stopped():
+        while not stop.is_set():
+            written[0] += _write_pages(1)
+
+    writer = threading.Thread(target=_in_a_new_thread, args=(write_until_stopped,))
+    writer.start()
+    frames = []
+    try:
+        for _cycle in range(8):
+            time.sleep(0.05)
+            frames.append(checkpoints.checkpoint()[1])
+    finally:
+        stop.set()
+        writer.join(timeout=10)
+    # Without the log written again, the frames in it would be every commit's page: at least `written[0]` at last.
+    assert written[0] > 100 and max(frames) < written[0] / 2, (frames, written[0])
 
 
 def test_the_thread_checkpoints_every_so_often_until_stopped(sqlite_only):
