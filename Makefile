@@ -45,6 +45,7 @@ bench: setup
 	$(PY) bench/tiles_validator.py
 	$(PY) bench/drafts.py
 	$(PY) bench/move_cost.py
+	$(PY) bench/wal_checkpoints.py
 	$(PY) bench/tiles_judge_js.py
 	$(PY) bench/live_load.py --clients 200
 
