@@ -25,6 +25,7 @@ from rooms import services
 log = logging.getLogger("wickwise.checkpoints")
 
 CHECKPOINT_EVERY = 0.5  # seconds: about 500 pages of log at 1,000 players' moves
+QUIET_FRAMES = 200  # a round that found fewer frames in the log than this: the next is made in one hold (`_run`)
 _DISPATCH_UID = "wickwise-checkpoints"
 
 
@@ -45,17 +46,19 @@ def leave_checkpoints_to_a_thread() -> Checkpointer | None:
     return Checkpointer().start()
 
 
-def checkpoint() -> tuple[int, int, int]:
+def checkpoint(*, quiet: bool = False) -> tuple[int, int, int]:
     """The log copied back in two PASSIVE checkpoints on this thread's connection. The first copies it while
     this process's writers commit; the second, with them held (`services.writers_held`), copies what they
-    committed meanwhile: a few pages, under a millisecond. The log is then wholly copied back when the next
-    writer begins, and SQLite writes it again from its start. A checkpoint copies only the frames there when it
-    began, so with writers committing during each one the log was never wholly copied back and grew for as long
-    as they did. Returns the second's (busy, frames in the log, frames copied back)."""
+    committed meanwhile: a few pages and two syncs, about a millisecond on a quiet machine. The log is then
+    wholly copied back when the next writer begins, and SQLite writes it again from its start. A checkpoint
+    copies only the frames there when it began, so with writers committing during each one the log was never
+    wholly copied back and grew for as long as they did. `quiet` (little was written since the last round): the
+    second alone, which copies it all. Returns the last one's (busy, frames in the log, frames copied back)."""
     close_old_connections()
     with connection.cursor() as cursor:
-        cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        cursor.fetchone()
+        if not quiet:
+            cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            cursor.fetchone()
         with services.writers_held():
             cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
             return tuple(cursor.fetchone())
@@ -81,10 +84,18 @@ class Checkpointer:
         connection_created.disconnect(dispatch_uid=_DISPATCH_UID)
 
     def _run(self) -> None:
+        """A round that found the log short is followed by one made with this process's writers held throughout.
+        SQLite before 3.51.3 has a race (its "WAL-reset bug") when a writer of one connection starts the log again
+        from its start just as another connection's checkpoint begins, and a writer starts it again only when it
+        was wholly copied back: here, when nothing was written since the last round's second checkpoint. That is
+        a quiet log, whose next round is then made in one hold; a busy one has been written to since, well before
+        the next round's first checkpoint, and a quiet one costs the writers about what the second step does."""
+        quiet = False
         try:
             while not self.stopping.wait(self.every):
                 try:
-                    checkpoint()
+                    _busy, frames, _copied = checkpoint(quiet=quiet)
+                    quiet = frames < QUIET_FRAMES
                     self.made += 1
                 except Exception:  # the database busy or gone a moment: the next one catches up
                     log.warning("a WAL checkpoint failed", exc_info=True)
