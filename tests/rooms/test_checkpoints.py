@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from django.db import connection, connections, transaction
@@ -80,8 +81,16 @@ def _write_pages(count: int) -> int:
     return count
 
 
-def _database_file() -> bytes:
-    return Path(connection.settings_dict["NAME"]).read_bytes()
+_DIGEST = "import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())"
+
+
+def _database_file() -> str:
+    """A digest of the database file, read by another process. Closing a descriptor of the file in this one
+    would drop every POSIX lock that this process's SQLite connections hold on it (SQLite's "how to corrupt"
+    page): a connection closed later, by the collector, could then take itself for the last one and remove
+    the log and its index under the others, whose next connections fail with "disk I/O error"."""
+    return subprocess.run([sys.executable, "-c", _DIGEST, connection.settings_dict["NAME"]], capture_output=True,
+                          text=True, check=True, timeout=60).stdout
 
 
 def test_the_worker_s_commits_leave_the_log_to_its_thread_which_copies_it_back(scratch):
