@@ -31,7 +31,8 @@ gc.freeze()
 # A full collection still scans every open socket's objects: some 140 ms with 1,000 sockets, about every
 # 15 s during play, while every socket of the process waits (docs/benchmarks.md). It comes after ten
 # collections of the middle generation; after a hundred it comes a tenth as often, and the garbage it
-# finds (cycles that lived through two collections) waits a little longer.
+# finds (cycles that lived through two collections) waits a little longer. (daphne's young collections:
+# config/serve.py.)
 gc.set_threshold(*gc.get_threshold()[:2], FULL_COLLECTION_AFTER)
 trace.watch_pauses("daphne")
 probe.install()

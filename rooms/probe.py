@@ -74,6 +74,7 @@ def snapshot() -> dict:
         "at": time.time(),
         "rss_kb": _rss_kb(),
         "gc_count": gc.get_count(),
+        "gc_threshold": gc.get_threshold(),
         "frozen": gc.get_freeze_count(),
         "generations": [len(gc.get_objects(generation)) for generation in range(3)],
         "objects": sum(types.values()),

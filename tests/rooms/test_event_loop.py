@@ -1,8 +1,8 @@
 """daphne's event loop (config/serve.py): started as `make run` and the benchmarks start it, daphne runs on
 uvloop unless WICKWISE_EVENT_LOOP=asyncio asks for the standard library's loop, and serves a room's socket
 (Twisted's sockets, the consumers, Redis) on either. The loop is read from inside the running daphne,
-through the probe (rooms/probe.py). daphne's handshake timeout, which runs on Twisted's timers, holds on
-either loop."""
+through the probe (rooms/probe.py), as are its garbage collector's thresholds. daphne's handshake timeout,
+which runs on Twisted's timers, holds on either loop."""
 
 from __future__ import annotations
 
@@ -55,12 +55,12 @@ async def seated_until_stopped(site, ticket: dict) -> tuple[dict, object]:
     return snapshot, ws.close_code
 
 
-def loop_inside(site, probe_file: Path) -> str:
-    """Which loop the running daphne is on: its probe says, on SIGUSR1 (handled between two of the loop's
+def probed(site, probe_file: Path) -> dict:
+    """What the running daphne says of itself: its probe's line, on SIGUSR1 (handled between two of the loop's
     steps, so this also shows that a Python signal handler runs on it)."""
     site.server.send_signal(signal.SIGUSR1)
     wait_for(lambda: probe_file.exists() and probe_file.read_text().endswith("\n"), what="the probe's line")
-    return json.loads(probe_file.read_text().splitlines()[-1])["loop"]
+    return json.loads(probe_file.read_text().splitlines()[-1])
 
 
 @pytest.mark.parametrize("chosen", [None, "uvloop", "asyncio"])
@@ -70,7 +70,10 @@ def test_daphne_runs_on_the_chosen_loop_serves_a_room_socket_and_stops_on_sigter
     env = {"WICKWISE_PROBE_FILE": str(probe_file), serve.EVENT_LOOP_VARIABLE: chosen or ""}
     site = live_site_factory(env=env)
     ticket = open_room(site.url)
-    assert loop_inside(site, probe_file) == LOOP_TYPES[chosen or serve.DEFAULT_EVENT_LOOP]
+    inside = probed(site, probe_file)
+    assert inside["loop"] == LOOP_TYPES[chosen or serve.DEFAULT_EVENT_LOOP]
+    # the collector's thresholds, daphne's own (config/serve.py, config/asgi.py; docs/architecture.md)
+    assert inside["gc_threshold"] == [serve.YOUNG_COLLECTION_AFTER, 10, 100]
     snapshot, close_code = asyncio.run(seated_until_stopped(site, ticket))
     assert snapshot["you"]["seat"] == ticket["seat"] == 0 and snapshot["room"]
     assert site.server.wait(timeout=10) == 0 and close_code is not None
@@ -110,6 +113,14 @@ def test_a_loop_nobody_knows_stops_daphne_before_it_starts():
     result = subprocess.run([sys.executable, "-m", "config.serve", "--help"], cwd=ROOT, capture_output=True,
                             text=True, timeout=60, env={**os.environ, **env})
     assert result.returncode != 0 and "WICKWISE_EVENT_LOOP='tokio'" in result.stderr
+
+
+def test_the_young_threshold_is_set_and_the_others_left(monkeypatch):
+    monkeypatch.setattr(serve.gc, "get_threshold", lambda: (700, 10, 100))
+    set_to = []
+    monkeypatch.setattr(serve.gc, "set_threshold", lambda *thresholds: set_to.append(thresholds))
+    serve.collect_young_after()
+    assert set_to == [(serve.YOUNG_COLLECTION_AFTER, 10, 100)]
 
 
 def test_the_loop_must_be_chosen_before_daphne_makes_it(monkeypatch):
