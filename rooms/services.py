@@ -21,7 +21,6 @@ import redis
 from django.conf import settings
 from django.db import (
     DEFAULT_DB_ALIAS,
-    DatabaseError,
     IntegrityError,
     NotSupportedError,
     OperationalError,
@@ -455,32 +454,21 @@ class _MoveWhereVersion:
                 f"INSERT INTO {quote(move.db_table)} ({columns}) {rows}")
         return sql
 
-    def begin(self, db=None) -> _WriteBegun | None:
-        """PostgreSQL: the transaction of a remembered move opened ahead of its write, for the caller to build the
-        move meanwhile and hand to `run` (`begun`); None on SQLite. Its BEGIN and lock timeout are sent at once,
-        their replies read with the write's: at a player's pace the server would otherwise wake for the write
-        from a long sleep, and it answers a write it is already awake for sooner (docs/benchmarks.md).
-        The caller calls its `abandon()` when no write follows (a nothing if one did)."""
-        db = db or _db()
-        return _WriteBegun(db, self.LOCK_TIMEOUT_MS) if db.vendor == "postgresql" else None
-
-    def run(self, game: Game, moves: list[Move], read_version: int, bots=(), *, begun: _WriteBegun | None = None
-            ) -> bool:
+    def run(self, game: Game, moves: list[Move], read_version: int, bots=()) -> bool:
         """True if every row was written: the game's as `game` stands, where its version was `read_version`,
         and each of `moves`, in order. `bots`: the moves' _BotTurns, if any posed a decision; on PostgreSQL the
-        seats a bot plays are then read in the same transaction, after the write (each given its `covered`).
-        `begun`: the transaction `begin` opened for it, if any (PostgreSQL)."""
+        seats a bot plays are then read in the same transaction, after the write (each given its `covered`)."""
         params = [*self.update.prepared(game), read_version]  # the game's values end with its pk
         for move in moves:
             params += self.insert.prepared(move)
         db = _db()
         try:
-            if db.vendor != "postgresql":
-                with _hot_cursor(db) as cursor:
-                    cursor.execute(self._statement(db, len(moves)), params)
+            with _hot_cursor(db) as cursor:
+                statement = self._statement(db, len(moves))
+                if db.vendor != "postgresql":
+                    cursor.execute(statement, params)
                     return cursor.rowcount == len(moves)
-            write = begun if begun is not None else _WriteBegun(db, self.LOCK_TIMEOUT_MS)
-            return write.finish(self._statement(db, len(moves)), params, len(moves), bots)
+                return self._run_in_pipeline(db, cursor, statement, params, len(moves), bots)
         except OperationalError as error:  # a lock was held longer than the lock timeout
             if getattr(error.__cause__, "sqlstate", None) == _LOCK_NOT_AVAILABLE:
                 return False
@@ -495,115 +483,64 @@ class _MoveWhereVersion:
                 return False
             raise
 
-
-class _WriteBegun:
-    """A remembered move's transaction on PostgreSQL, in one pipeline: BEGIN and the lock timeout sent when it is
-    made, then either `finish` (the statement, the bots' seats read if asked, COMMIT) or `abandon` (ROLLBACK),
-    each ended by the pipeline's Sync, which reads every reply: one round trip in all. Until then the
-    connection is the pipeline's, and nothing else may run on it.
-
-    Django's cursor (its health check and connection) is taken first and keeps its query log and wrappers for
-    the statement; psycopg's own connection sends the transaction's commands, never prepared (they take no
-    params)."""
-
-    def __init__(self, db, lock_timeout_ms: int):
-        # Inside a transaction, or with autocommit off (psycopg's own BEGIN), its COMMIT would be the caller's.
-        if db.in_atomic_block or not db.get_autocommit():
-            raise RuntimeError("the remembered move runs outside any transaction, in autocommit")
-        _SEATS_A_BOT_PLAYS.sql(db, 0)  # compiled (once per connection) before the pipeline: only its commands in it
-        self.db, self.ended, self.rows = db, False, -1
-        self.cursor = _hot_cursor(db)
-        self.session = db.connection
-        self.pipeline = contextlib.ExitStack()
-        try:
-            with db.wrap_database_errors:
-                self.pipeline.enter_context(self.session.pipeline())
-                self.session.execute("BEGIN", prepare=False)
-                self.session.execute(f"SET LOCAL lock_timeout = '{lock_timeout_ms}ms'", prepare=False)
-        except BaseException:
-            self._end()
-            raise
-
-    def finish(self, statement: str, params: list, moves: int, bots=()) -> bool:
-        """The write and its commit: True if it wrote `moves` rows (no other writer came first)."""
+    def _run_in_pipeline(self, db, cursor, statement: str, params: list, moves: int, bots=()) -> bool:
+        # Django's cursor (its health check and connection already done) keeps its query log and wrappers;
+        # psycopg's own connection sends the transaction's commands, never prepared (they take no params).
         # The bots' seats, when a move posed a decision, are read by a statement of their own after the write
         # (a fresh snapshot: a seat handed to a stand-in by a transaction the write waited for is seen), in
         # the same round trip; read after the commit, they cost one more a round of candles.
-        seats = game_id = None
-        if bots:
-            game_id = bots[0].game_id
-            seats = _seats_a_bot_plays_cursor(self.db)
-        try:
-            self._ended_by(lambda: self._write(statement, params, seats, game_id))
-            if self.rows != moves:
-                return False
-            if seats is not None:
-                covered = {index for (index,) in seats.fetchall()}
-                for each in bots:
-                    each.covered = covered
-            return True
-        finally:
-            if seats is not None:
-                seats.close()
-
-    def _write(self, statement: str, params: list, seats, game_id) -> None:
-        self.cursor.execute(statement, params)
-        if seats is not None:
-            seats.execute(_SEATS_A_BOT_PLAYS.sql(self.db, game_id), (game_id,))
-        self.session.execute("COMMIT", prepare=False)
-
-    def abandon(self) -> None:
-        """No write follows: the transaction is rolled back, in the Sync's round trip. A failure closes the
-        connection rather than raise over what the caller is handling (the next query opens another)."""
-        if self.ended:
-            return
-        try:
-            self._ended_by(lambda: self.session.execute("ROLLBACK", prepare=False))
-        except DatabaseError:
-            self.db.close()
-
-    def _ended_by(self, commands) -> None:
         import psycopg
+        from psycopg.pq import PipelineStatus, TransactionStatus
 
-        self.ended = True
+        # Inside a transaction, or with autocommit off (psycopg's own BEGIN), its COMMIT would be the caller's.
+        if db.in_atomic_block or not db.get_autocommit():
+            raise RuntimeError("the remembered move runs outside any transaction, in autocommit")
+        session = db.connection
+        seats = None
+        if bots:  # compiled (once per connection) before the pipeline: nothing but the round trip's commands in it
+            game_id = bots[0].game_id
+            seats_sql = _SEATS_A_BOT_PLAYS.sql(db, game_id)
+            seats = _seats_a_bot_plays_cursor(db)
         try:
-            with self.db.wrap_database_errors:  # Django's errors, and its note to check the connection
+            with db.wrap_database_errors:  # Django's errors, and its note to check the connection
                 try:
-                    commands()
-                    self.pipeline.close()  # the Sync, and every result read
-                    self.rows = self.cursor.rowcount  # the statement's (a closed cursor forgets it)
+                    with session.pipeline():
+                        session.execute("BEGIN", prepare=False)
+                        session.execute(f"SET LOCAL lock_timeout = '{self.LOCK_TIMEOUT_MS}ms'", prepare=False)
+                        cursor.execute(statement, params)
+                        if seats is not None:
+                            seats.execute(seats_sql, (game_id,))
+                        session.execute("COMMIT", prepare=False)
+                    # the pipeline's exit sent the Sync and read every result
                 except psycopg.Error as error:
                     if error.sqlstate is None:  # psycopg's own, with the server's error behind it
                         raise _the_servers_error(error) from None
                     raise
+                if cursor.rowcount != moves:
+                    return False
+                if seats is not None:
+                    covered = {index for (index,) in seats.fetchall()}
+                    for each in bots:
+                        each.covered = covered
+                return True
         finally:
-            self._end()
-
-    def _end(self) -> None:
-        import psycopg
-        from psycopg.pq import PipelineStatus, TransactionStatus
-
-        self.ended = True
-        session = self.session
-        with contextlib.suppress(psycopg.Error):
-            self.pipeline.close()  # left already, unless a command failed before the Sync was sent
-        with contextlib.suppress(DatabaseError):
-            self.cursor.close()
-        if session is None or session.closed:
-            pass
-        elif session.pgconn.pipeline_status != PipelineStatus.OFF:
-            # psycopg could not leave pipeline mode ("cannot exit pipeline mode"): a query sent on this
-            # connection now would wait forever for its Sync. It is not used again.
-            self.db.close()
-        elif session.info.transaction_status != TransactionStatus.IDLE:
-            # A failed statement leaves the BEGIN's transaction aborted (the COMMIT was skipped): end it, a
-            # round trip more, so the connection is back in autocommit with no transaction, as Django
-            # believes it is. psycopg drops its prepared statements on a ROLLBACK: the next moves prepare
-            # theirs again, once. A failed ROLLBACK must not hide the move's own error: the connection goes.
-            try:
-                session.rollback()
-            except psycopg.Error:
-                self.db.close()
+            if seats is not None:
+                seats.close()
+            if session.closed:
+                pass
+            elif session.pgconn.pipeline_status != PipelineStatus.OFF:
+                # psycopg could not leave pipeline mode ("cannot exit pipeline mode"): a query sent on this
+                # connection now would wait forever for its Sync. It is not used again.
+                db.close()
+            elif session.info.transaction_status != TransactionStatus.IDLE:
+                # A failed statement leaves the BEGIN's transaction aborted (the COMMIT was skipped): end it, a
+                # round trip more, so the connection is back in autocommit with no transaction, as Django
+                # believes it is. psycopg drops its prepared statements on a ROLLBACK: the next moves prepare
+                # theirs again, once. A failed ROLLBACK must not hide the move's own error: the connection goes.
+                try:
+                    session.rollback()
+                except psycopg.Error:
+                    db.close()
 
 
 def _seats_a_bot_plays_cursor(db):
@@ -1059,19 +996,13 @@ def submit_move(*, room_code: str, seat: int, seq, action, by: str = Move.By.PLA
     if games_in_play is not None:
         remembered = games_in_play.pop(code, None)
         if remembered is not None and not connection.in_atomic_block:
-            # On PostgreSQL its transaction is opened first, so the server is awake when the write comes.
-            begun = _MOVE_WHERE_VERSION.begin() if _writes_soon(remembered) else None
             try:
                 game = _apply_remembered(remembered, seat=seat, seq=seq, action=action, by=by, mover=mover,
-                                         remember=lambda played: games_in_play.__setitem__(code, played),
-                                         begun=begun)
+                                         remember=lambda played: games_in_play.__setitem__(code, played))
             except _NotRemembered:
                 pass
             else:
                 return game
-            finally:
-                if begun is not None:
-                    begun.abandon()  # nothing was written (a nothing if it was)
     try:
         with _writing(steps_outside_writer=True):
             room = _room_for_update(room_code)
@@ -1136,12 +1067,6 @@ def submit_queued_moves(*, room_code: str, moves: list, games_in_play: dict) -> 
     if cut_at_commit is not None:
         return written, (written, cut_at_commit)
     return written, refused
-
-
-def _writes_soon(remembered: Game) -> bool:
-    """Not a move known to go the locked way (the room's activity due), for which a transaction opened ahead
-    would only cost its rollback's round trip."""
-    return timezone.now() - remembered.room.last_activity_at < _TOUCH_EVERY
 
 
 class _NotRemembered(Exception):
@@ -1218,7 +1143,7 @@ def _apply_locked(room: Room, game: Game, *, seat: int, seq: int, action, by: st
 
 
 def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str, mover: str | None,
-                      remember, begun: _WriteBegun | None = None) -> Game:
+                      remember) -> Game:
     """A move on a game as this thread last committed it, with no read: checked, applied and its update
     built in memory, then written only where the game's row still has the version remembered. On
     PostgreSQL that is one statement, its own transaction, with the last look (`checked_before_commit`)
@@ -1239,7 +1164,7 @@ def _apply_remembered(remembered: Game, *, seat: int, seq: int, action, by: str,
         # no round trip to Redis while every writer of the process waits.
         last_look()
     if not _written_where_version(game, [move], remembered.version, [[lambda: remember(game), *steps]],
-                                  bots=bots, begun=begun)[0]:
+                                  bots=bots)[0]:
         raise _NotRemembered  # another writer came first: nothing was written
     return game
 
@@ -1273,18 +1198,17 @@ def _played_in_memory(remembered: Game, *, seat: int, seq: int, action, by: str,
 
 
 def _written_where_version(game: Game, moves: list[Move], read_version: int, steps: list[list],
-                           last_looks=(), *, bots=(), begun: _WriteBegun | None = None) -> tuple[int, Exception | None]:
+                           last_looks=(), *, bots=()) -> tuple[int, Exception | None]:
     """Write the game as it stands where its row still has `read_version`, and `moves`, in one transaction;
     then each move's `steps`, in order. On SQLite each of `last_looks` (one a move, or none) is called under
     the writer lock, just before the writes: a ServiceError there cuts the moves before that one, and the game
     is written as the last move kept left it (each move's row holds its game). Returns how many moves were
     written (0 if another writer came first: nothing was), and the error that cut them, or None. `bots`: the
     moves' _BotTurns; on PostgreSQL the bots' seats are read in the write's round trip (on SQLite a read is
-    a call in the process, made after the commit as before). `begun`: its transaction, if opened ahead
-    (PostgreSQL: _MoveWhereVersion.begin)."""
+    a call in the process, made after the commit as before)."""
     db = _db()
     if db.vendor == "postgresql":
-        if not _MOVE_WHERE_VERSION.run(game, moves, read_version, bots, begun=begun):
+        if not _MOVE_WHERE_VERSION.run(game, moves, read_version, bots):
             return 0, None
         trace.mark("committed")
         _run_each(step for each in steps for step in each)

@@ -109,8 +109,8 @@ def test_a_seats_read_whose_column_type_changed_sends_the_move_the_locked_way():
     tries: list[tuple[bool, bool]] = []
     run = services._MOVE_WHERE_VERSION.run
 
-    def counted(game, moves, read_version, bots=(), **kwargs):
-        written = run(game, moves, read_version, bots, **kwargs)
+    def counted(game, moves, read_version, bots=()):
+        written = run(game, moves, read_version, bots)
         tries.append((bool(bots), written))
         return written
 

@@ -112,9 +112,9 @@ def _timed_move(code: str, seat: int, memory: dict) -> tuple[Game, list[tuple[bo
     tries: list[tuple[bool, float]] = []
     run = services._MOVE_WHERE_VERSION.run
 
-    def timed_run(*args, **kwargs):
+    def timed_run(*args):
         started = time.monotonic()
-        written = run(*args, **kwargs)
+        written = run(*args)
         tries.append((written, time.monotonic() - started))
         return written
 
@@ -362,83 +362,3 @@ def test_an_error_at_the_remembered_moves_commit_is_raised_as_itself_and_leaves_
     _no_timeout_and_no_transaction_left()
     played, tries = _timed_move(code, 2, memory)  # and the connection plays on
     assert played.seq == 3
-
-
-def _backend_doing(pid: int) -> tuple[str | None, str | None, bool]:
-    """What the server process of a connection is at: its state, its last command, and whether a transaction
-    is open."""
-    other = _other_session()
-    try:
-        row = other.execute("SELECT state, query, xact_start IS NOT NULL FROM pg_stat_activity WHERE pid = %s",
-                            (pid,)).fetchone()
-        return tuple(row) if row else (None, None, False)
-    finally:
-        other.close()
-
-
-def test_a_remembered_moves_transaction_is_opened_on_the_server_before_the_move_is_built():
-    # At a player's pace the server sleeps between moves: its BEGIN goes first, so it is awake for the write.
-    code, game, memory = _remembered_game()
-    connection.ensure_connection()
-    pid = connection.connection.info.backend_pid
-    seen: list[tuple] = []
-    opened = ("active", f"SET LOCAL lock_timeout = '{services._MoveWhereVersion.LOCK_TIMEOUT_MS}ms'", True)
-
-    def once_checked():  # the move has passed its checks and is about to be built
-        deadline = time.monotonic() + 2
-        while (doing := _backend_doing(pid)) != opened and time.monotonic() < deadline:
-            time.sleep(0.01)
-        seen.append(doing)
-
-    with services.checked_before_commit(lambda: None, ahead=once_checked):
-        played = _move(code, 2, memory)
-    assert seen == [opened]  # BEGIN and the lock timeout run, the pipeline awaiting the write
-    assert played.seq == 3 and Move.objects.filter(game=game).count() == 3
-    _no_timeout_and_no_transaction_left()
-    assert _backend_doing(pid)[::2] == ("idle", False)
-
-
-def test_a_remembered_move_refused_after_its_transaction_opened_leaves_the_connection_clean():
-    code, game, memory = _remembered_game()
-    abandoned = []
-    begin = services._MOVE_WHERE_VERSION.begin
-
-    def watched(*args):
-        begun = begin(*args)
-        abandon = begun.abandon
-        begun.abandon = lambda: (abandoned.append(begun.ended), abandon())
-        return begun
-
-    with mock.patch.object(services._MOVE_WHERE_VERSION, "begin", watched):
-        with pytest.raises(services.ServiceError) as refused:
-            _move(code, 0, memory)  # seat 2 is to act: refused, worded by the locked way
-        assert refused.value.code == "not_your_turn"
-        assert abandoned == [False]  # opened, then rolled back before the locked way read the game
-        _no_timeout_and_no_transaction_left()
-
-        def refuse_at_the_last_look():
-            raise services.ServiceError("busy", "refused at the last look")
-
-        memory[code] = game_in_play(code)  # forgotten by the refusal: remembered again, as a commit would
-        with pytest.raises(services.ServiceError), services.checked_before_commit(refuse_at_the_last_look):
-            _move(code, 2, memory)
-        assert abandoned == [False, False]
-        _no_timeout_and_no_transaction_left()
-        assert Move.objects.filter(game=game).count() == 2  # nothing written by either
-        memory[code] = game_in_play(code)
-        played = _move(code, 2, memory)  # and the connection plays on, the remembered way
-    assert played.seq == 3 and Move.objects.filter(game=game).count() == 3
-    assert abandoned == [False, False, True]  # written: its abandon did nothing
-    _no_timeout_and_no_transaction_left()
-
-
-def test_no_transaction_is_opened_ahead_for_a_move_due_to_write_the_rooms_activity():
-    from datetime import timedelta
-
-    code, game, memory = _remembered_game()
-    memory[code].room.last_activity_at -= timedelta(minutes=5)  # the move goes the locked way to write it
-    with mock.patch.object(services._MOVE_WHERE_VERSION, "begin") as begin:
-        played = _move(code, 2, memory)
-    begin.assert_not_called()
-    assert played.seq == 3 and Move.objects.filter(game=game).count() == 3
-    _no_timeout_and_no_transaction_left()
