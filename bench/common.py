@@ -1,10 +1,13 @@
-"""What the benchmarks share: seeds that a run can repeat, percentiles, and Django set up in one process."""
+"""What the benchmarks share: seeds that a run can repeat, percentiles, Django set up in one process, and a fresh
+PostgreSQL database for a run."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from games import fairness
 
@@ -46,3 +49,20 @@ def setup_django(name: str, *, redis_url: str | None = None, debug: bool = False
 
     django.setup()
     call_command("migrate", verbosity=0)
+
+
+@contextmanager
+def fresh_postgres_database(base_url: str):
+    """A database of the run's own on base_url's server (wwbench_PID), dropped at the end: fresh tables, as
+    SQLite's fresh file, and nothing left behind on a server that is not the benchmark's."""
+    import psycopg
+    from psycopg import sql
+
+    name = f"wwbench_{os.getpid()}"
+    with psycopg.connect(base_url, autocommit=True) as connection:
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlunsplit(urlsplit(base_url)._replace(path=f"/{name}")), name
+    finally:
+        with psycopg.connect(base_url, autocommit=True) as connection:
+            connection.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))

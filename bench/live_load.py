@@ -97,14 +97,13 @@ import urllib.request
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from websockets.asyncio.client import connect  # noqa: E402
 
-from bench.common import percentile  # noqa: E402
+from bench.common import fresh_postgres_database, percentile  # noqa: E402
 from config.serve import chosen_event_loop  # noqa: E402
 from scripts.localredis import started_redis  # noqa: E402
 from scripts.run import daphne_command, raise_open_files_limit  # noqa: E402
@@ -738,23 +737,6 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
                         help="compare databases in one run: a server on each at once, their pairs alternating")
     parser.add_argument("--postgres-url", default=POSTGRES_BASE_URL,
                         help="with --databases: the PostgreSQL server on which a database is made for the run")
-
-
-@contextmanager
-def fresh_postgres_database(base_url: str):
-    """A database of the run's own on base_url's server (wwbench_PID), dropped at the end: fresh tables, as
-    SQLite's fresh file, and nothing left behind on a server that is not the benchmark's."""
-    import psycopg
-    from psycopg import sql
-
-    name = f"wwbench_{os.getpid()}"
-    with psycopg.connect(base_url, autocommit=True) as connection:
-        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield urlunsplit(urlsplit(base_url)._replace(path=f"/{name}")), name
-    finally:
-        with psycopg.connect(base_url, autocommit=True) as connection:
-            connection.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
 class PostgresWatch:

@@ -31,8 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the project root, to run standalone
 
-from bench.common import percentile  # noqa: E402
-from bench.live_load import fresh_postgres_database  # noqa: E402
+from bench.common import fresh_postgres_database, percentile  # noqa: E402
 
 GAMES = 10  # rows written in turn, as the moves of several rooms
 WRITE = ("WITH written AS (UPDATE game SET state = %s, seq = seq + 1, version = version + 1 "
