@@ -52,13 +52,14 @@ def setup_django(name: str, *, redis_url: str | None = None, debug: bool = False
 
 
 @contextmanager
-def fresh_postgres_database(base_url: str):
-    """A database of the run's own on base_url's server (wwbench_PID), dropped at the end: fresh tables, as
-    SQLite's fresh file, and nothing left behind on a server that is not the benchmark's."""
+def fresh_postgres_database(base_url: str, suffix: str = ""):
+    """A database of the run's own on base_url's server (wwbench_PID, then `suffix` when a run needs more
+    than one), dropped at the end: fresh tables, as SQLite's fresh file, and nothing left behind on a server
+    that is not the benchmark's."""
     import psycopg
     from psycopg import sql
 
-    name = f"wwbench_{os.getpid()}"
+    name = f"wwbench_{os.getpid()}{suffix}"
     with psycopg.connect(base_url, autocommit=True) as connection:
         connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     try:

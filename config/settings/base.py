@@ -89,11 +89,17 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # One writer at a time: wait for the lock instead of failing, and a file-backed test database so
     # that a live server in another process sees what the tests write.
     # WAL lets readers run beside the writer; synchronous=NORMAL is safe against a process crash and
-    # spares a disk flush per move. The worker copies the log back in a thread of its own (rooms/checkpoints.py).
+    # spares a disk flush per move. FULL flushes the log at every commit, as PostgreSQL does, so that a
+    # power cut loses nothing either. The worker copies the log back in a thread of its own (rooms/checkpoints.py).
+    SQLITE_SYNCHRONOUS = os.environ.get("SQLITE_SYNCHRONOUS", "normal").strip().upper()
+    if SQLITE_SYNCHRONOUS not in {"NORMAL", "FULL"}:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(f"SQLITE_SYNCHRONOUS must be normal or full, not {SQLITE_SYNCHRONOUS.lower()!r}")
     DATABASES["default"].setdefault("OPTIONS", {}).update({
         "timeout": 20,
         "transaction_mode": "IMMEDIATE",
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "init_command": f"PRAGMA journal_mode=WAL; PRAGMA synchronous={SQLITE_SYNCHRONOUS};",
     })
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / "test.sqlite3")}
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":

@@ -80,3 +80,40 @@ def test_the_worker_is_told_its_move_threads_only_when_they_are_given(monkeypatc
     finally:
         server.logs.close()
         live_load.shutil.rmtree(server.log_path.parent, ignore_errors=True)
+
+
+def test_a_database_s_settings_reach_its_server_alone(monkeypatch):
+    """In one run of several databases, SQLite flushed at every commit is SQLite with SQLITE_SYNCHRONOUS=full
+    in its server's environment; the others' are as given."""
+    monkeypatch.setattr(live_load.subprocess, "run", lambda *args, **kwargs: None)
+    monkeypatch.setattr(live_load.subprocess, "Popen", lambda command, **kwargs: None)
+    monkeypatch.setattr(live_load.Server, "wait_listening", lambda self: None)
+    monkeypatch.delenv("SQLITE_SYNCHRONOUS", raising=False)
+    servers = {name: live_load.Server("redis://127.0.0.1:1/0", move_threads=None, label=f"test-{name}",
+                                      env=live_load.DATABASE_SETTINGS.get(name))
+               for name in ("sqlite", "sqlite-full")}
+    try:
+        assert servers["sqlite-full"].env["SQLITE_SYNCHRONOUS"] == "full"
+        assert "SQLITE_SYNCHRONOUS" not in servers["sqlite"].env
+        assert set(live_load.DATABASE_SETTINGS) <= set(live_load.DATABASE_NAMES)
+    finally:
+        for server in servers.values():
+            server.logs.close()
+            live_load.shutil.rmtree(server.log_path.parent, ignore_errors=True)
+
+
+def _compared(database: str, move_p99: float) -> live_load.ComparedPair:
+    pair = live_load.Pair(room_echo=[0.01] * 100, room_echo_rate=1.0, room_echo_cpu={}, latencies=[move_p99] * 100,
+                          moves=100, elapsed=1.0, loaded_echo=[], cpu={})
+    return live_load.ComparedPair(database, pair, {}, "00:00:00", {})
+
+
+def test_postgresql_is_set_against_sqlite_and_against_sqlite_that_flushes_as_it_does(capsys):
+    args = live_load.arguments().parse_args(["--clients", "8", "--think", "3", "--pairs", "1"])
+    results = [_compared("sqlite", 0.02), _compared("sqlite-full", 0.03), _compared("postgresql", 0.036)]
+    live_load._print_comparison(["sqlite", "sqlite-full", "postgresql"], results, args,
+                                {name: "1 move threads" for name in ("sqlite", "sqlite-full", "postgresql")})
+    printed = capsys.readouterr().out
+    assert "ratio of ratios SQLite+flush / SQLite: 1.50\n" in printed
+    assert "ratio of ratios PostgreSQL / SQLite: 1.80   (target <= 1.25)" in printed
+    assert "ratio of ratios PostgreSQL / SQLite+flush: 1.20" in printed
