@@ -84,7 +84,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import redis.asyncio
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.utils import translation
 from django.utils.translation import gettext as _
 from redis.exceptions import NoScriptError, RedisError, ResponseError
@@ -1003,7 +1003,7 @@ class MovePlayer:
             if len(requests) == 1:
                 self._play_one(*requests[0], False)
                 return
-            close_old_connections()
+            services.close_old_connections()
             rode: list[str] = []  # those written, in order: each one's clearing rides on its round trip
             answered: set[int] = set()
             try:
@@ -1050,7 +1050,7 @@ class MovePlayer:
             self.pool.submit(self._play, raw, payload, room, start_slot)
 
     def _play_one(self, raw: str, payload: dict | None, start_slot: bool) -> None:
-        close_old_connections()
+        services.close_old_connections()
         rode = False  # its removal from this worker's list rides on the move's round trip after commit
         try:
             if payload is None:
@@ -1077,7 +1077,7 @@ class MovePlayer:
             live.settle()
         except Exception:  # as a step after a commit that failed (services._run_each); its rider is left
             log.exception("a step after a commit failed")
-        close_old_connections()
+        services.close_old_connections()
         # Unless the moves' round trips after their commits cleared them already (as nearly always for a move:
         # no round trip here then, nor a pipeline made).
         to_clear = [raw for raw in raws if raw not in rode] if live.rider_left() is None else raws

@@ -29,6 +29,7 @@ from django.db import (
     connections,
     transaction,
 )
+from django.db import close_old_connections as django_close_old_connections
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -239,19 +240,24 @@ def _preparing_cursor_class():
                 if not again or not self._outside_any_transaction():
                     raise
                 return self._on_a_new_connection().execute(query, params, prepare=prepare, binary=binary, again=False)
-            if self._query is None and (connection if self.wrapper is None else self.wrapper.db).queries_logged:
+            if self._query is None and self._db().queries_logged:
                 # psycopg keeps no text of a prepared statement's run, which Django's query log reads
                 self._query = _LoggedStatement(query, params)
             return self
 
+        def _db(self):
+            """Django's connection this cursor is on: the thread's own, or another it made (_statement_alone_db)."""
+            return connection if self.wrapper is None else self.wrapper.db
+
         def _outside_any_transaction(self) -> bool:
-            return (self.connection._pipeline is None and not connection.in_atomic_block
+            return (self.connection._pipeline is None and not self._db().in_atomic_block
                     and self.connection.info.transaction_status == TransactionStatus.IDLE)
 
         def _on_a_new_connection(self):
-            connection.close()
-            connection.ensure_connection()
-            fresh = type(self)(connection.connection)
+            db = self._db()
+            db.close()
+            db.ensure_connection()
+            fresh = type(self)(db.connection)
             fresh.wrapper = self.wrapper
             if self.wrapper is not None:
                 self.wrapper.cursor = fresh
@@ -421,14 +427,18 @@ class _MoveWhereVersion:
     A move that would wait longer than LOCK_TIMEOUT_MS on a lock goes the locked way instead (the last look
     came before this statement, so it must not be kept long after it). On PostgreSQL the timeout must be in
     force before the prepared statement is bound: binding takes the tables' locks (a CREATE INDEX holds
-    them), before anything inside the statement runs. So BEGIN, SET LOCAL, the statement and COMMIT go
-    together in one pipeline, one round trip ended by its Sync.
+    them), before anything inside the statement runs. So the statement runs alone, in autocommit, on a
+    connection of the thread's own for it whose session has the timeout (_statement_alone_db): nothing else
+    runs there to inherit it. That spares the BEGIN, SET LOCAL and COMMIT of a transaction around it, and
+    psycopg's pipeline: less of the worker's CPU and the server's a move, and a shorter write
+    (docs/benchmarks.md, "The remembered move's write alone").
 
-    Not the Sync's implicit transaction without BEGIN and COMMIT (a set_config of the timeout and the
-    statement alone), though it saves two commands a move: an error at that implicit commit (a deferred
-    constraint's) leaves psycopg 3.3 unable to leave pipeline mode, and sometimes raises an IndexError
-    with the server's error lost; an explicit COMMIT reports it as the COMMIT's. The saving was below what
-    the benchmark can tell (docs/benchmarks.md)."""
+    When the move posed a decision a bot may take, the seats a bot plays are read after the write in the
+    same transaction, on the thread's own connection: BEGIN, SET LOCAL, the statement, the read and COMMIT
+    together in one pipeline, one round trip ended by its Sync. Not the Sync's implicit transaction without
+    BEGIN and COMMIT: an error at that implicit commit (a deferred constraint's) leaves psycopg 3.3 unable
+    to leave pipeline mode, and sometimes raises an IndexError with the server's error lost; an explicit
+    COMMIT reports it as the COMMIT's."""
 
     LOCK_TIMEOUT_MS = 100
 
@@ -462,10 +472,16 @@ class _MoveWhereVersion:
         for move in moves:
             params += self.insert.prepared(move)
         db = _db()
+        # Not with a pool of connections (Django's OPTIONS "pool"), which would hand the timeout on to others,
+        # nor on a backend that cannot set it for a session (config.postgresql's can).
+        alone = (db.vendor == "postgresql" and not bots and not db.settings_dict["OPTIONS"].get("pool")
+                 and hasattr(db, "session_lock_timeout_ms"))
+        if alone:
+            db = _statement_alone_db()
         try:
             with _hot_cursor(db) as cursor:
                 statement = self._statement(db, len(moves))
-                if db.vendor != "postgresql":
+                if db.vendor != "postgresql" or alone:
                     cursor.execute(statement, params)
                     return cursor.rowcount == len(moves)
                 return self._run_in_pipeline(db, cursor, statement, params, len(moves), bots)
@@ -541,6 +557,31 @@ class _MoveWhereVersion:
                     session.rollback()
                 except psycopg.Error:
                     db.close()
+
+
+_STATEMENT_ALONE = threading.local()
+
+
+def _statement_alone_db():
+    """This thread's connection for a remembered move's write on PostgreSQL (_MoveWhereVersion): Django's
+    settings, with the lock timeout set for its whole session as it connects, and nothing but that statement
+    run on it. One more server process for each thread that plays moves; close_old_connections below looks
+    at it when it looks at the thread's own."""
+    db = getattr(_STATEMENT_ALONE, "db", None)
+    if db is None:
+        db = _STATEMENT_ALONE.db = connections.create_connection(DEFAULT_DB_ALIAS)
+        db.session_lock_timeout_ms = _MoveWhereVersion.LOCK_TIMEOUT_MS
+    return db
+
+
+def close_old_connections() -> None:
+    """Django's close_old_connections for a thread that plays moves: its own connections, and the one for the
+    remembered moves' writes, each closed if it failed or outlived DB_CONN_MAX_AGE (its health check comes with
+    its next cursor)."""
+    django_close_old_connections()
+    writer = getattr(_STATEMENT_ALONE, "db", None)
+    if writer is not None:
+        writer.close_if_unusable_or_obsolete()
 
 
 def _seats_a_bot_plays_cursor(db):

@@ -29,10 +29,19 @@ from psycopg.pq import TransactionStatus
 class DatabaseWrapper(base.DatabaseWrapper):
     LOOK_ONLY_WITHIN = 5.0  # seconds since the connection opened or was found good; idle longer, the full check
     _found_good_at = -math.inf
+    # A lock timeout for the whole session, set as each connection opens: for a connection made for one kind
+    # of statement (rooms.services._statement_alone_db), not the thread's own, whose other statements may wait.
+    session_lock_timeout_ms: int | None = None
 
     def connect(self):
         super().connect()
         self._found_good_at = time.monotonic()
+
+    def init_connection_state(self):
+        super().init_connection_state()
+        if self.session_lock_timeout_ms is not None:
+            with self.connection.cursor() as cursor:
+                cursor.execute(f"SET lock_timeout = '{int(self.session_lock_timeout_ms)}ms'")
 
     def is_usable(self):
         usable = super().is_usable()

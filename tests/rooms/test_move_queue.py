@@ -175,40 +175,49 @@ def test_two_workers_play_each_queued_move_once_and_refuse_a_double_submit():
     assert refused in ([("stale_seq", "again#1")], [("stale_seq", "again#0")])
 
 
-def test_a_move_thread_whose_connection_the_server_dropped_plays_the_next_move_on_a_new_one(monkeypatch):
+def test_a_move_thread_whose_connections_the_server_dropped_plays_the_next_moves_on_new_ones(monkeypatch):
     """The worker keeps its connections between requests, and the health check before each request's first
     query finds one the server dropped meanwhile (its socket turned readable: Django's `SELECT 1` then runs
     and fails, config/postgresql): the move is played on a new connection instead of failing. Skipping the
     check on a connection used lately, whatever its socket said, was measured and not kept
-    (docs/benchmarks.md): it would fail this move."""
+    (docs/benchmarks.md): it would fail this move. The same for the thread's connection for the remembered
+    moves' writes alone (services._statement_alone_db)."""
     if connection.vendor != "postgresql":
         pytest.skip("no server can drop SQLite's connection")
     monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 60)  # kept between requests, as the site does
-    backends: list[int] = []  # the move thread's server process, as each move commits
+    backends: list[tuple[int | None, int | None]] = []  # the move thread's server processes, as each move commits
     code, _tickets, game = started_room(4)
     refusals = []
     player = move_queue.MovePlayer(threads=1).start()
     play = move_queue.play
 
-    def noting_the_backend(payload, **kwargs):
+    def noting_the_backends(payload, **kwargs):
         play(payload, **kwargs)
-        if connection.connection is not None:
-            backends.append(connection.connection.info.backend_pid)
+        writer = services._statement_alone_db()
+        backends.append(tuple(None if db.connection is None else db.connection.info.backend_pid
+                              for db in (connection, writer)))
 
-    monkeypatch.setattr(move_queue, "play", noting_the_backend)
+    monkeypatch.setattr(move_queue, "play", noting_the_backends)
     try:
         with mock.patch("rooms.broadcast.send_to_socket", lambda channel, message: refusals.append(message)):
-            hand_over_all(code, [(0, 0, candle_for(game, 0))], batch="first")
-            wait_for(lambda: Move.objects.filter(game=game).count() == 1 and backends, what="seat 0's pick")
-            with connection.cursor() as cursor:  # the server drops the move thread's connection
-                cursor.execute("SELECT pg_terminate_backend(%s, 5000)", [backends[-1]])  # waits until it is gone
-                assert cursor.fetchone()[0]
-            hand_over_all(code, [(1, 0, candle_for(game, 1))], batch="after")
-            wait_for(lambda: Move.objects.filter(game=game).count() == 2, what="the move after the drop")
+            for seat in (0, 1):  # the locked way, then the statement alone on the connection for it
+                hand_over_all(code, [(seat, 0, candle_for(game, seat))], batch=f"before {seat}")
+                wait_for(lambda played=seat + 1: len(backends) == played, what=f"seat {seat}'s pick")
+            (own, writer), = set(backends[1:])
+            assert own is not None and writer is not None
+            with connection.cursor() as cursor:  # the server drops both of the move thread's connections
+                for backend in (own, writer):
+                    cursor.execute("SELECT pg_terminate_backend(%s, 5000)", [backend])  # waits until it is gone
+                    assert cursor.fetchone()[0]
+            for seat in (2, 3):  # alone, then the round's last pick, which reads the bots' seats, in the pipeline
+                hand_over_all(code, [(seat, 0, candle_for(game, seat))], batch=f"after {seat}")
+                wait_for(lambda played=seat + 1: len(backends) == played, what=f"seat {seat}'s pick after the drop")
     finally:
         player.stop()
     assert refusals == []
-    assert len(set(backends)) == 2  # a new connection for the move after the drop
+    assert Move.objects.filter(game=game).count() == 4
+    after_own, after_writer = backends[-1]
+    assert after_own not in (own, None) and after_writer not in (writer, None)  # new connections after the drop
 
 
 def test_the_intake_keeps_taking_after_a_take_that_failed_before_it_was_sent(monkeypatch):
