@@ -381,3 +381,19 @@ class Workers:
 
     def log_text(self) -> str:
         return "\n".join(path.read_text() for _process, path in self.running)
+
+
+def remembered_writes_while(play) -> list[tuple[bool, bool]]:
+    """Each remembered write (services._MOVE_WHERE_VERSION) tried while `play()` ran: whether it read the bots'
+    seats with it, and whether it wrote."""
+    tries: list[tuple[bool, bool]] = []
+    run = services._MOVE_WHERE_VERSION.run
+
+    def counted(game, moves, read_version, bots=()):
+        written = run(game, moves, read_version, bots)
+        tries.append((bool(bots), written))
+        return written
+
+    with mock.patch.object(services._MOVE_WHERE_VERSION, "run", counted):
+        play()
+    return tries

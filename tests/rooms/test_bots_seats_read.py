@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import time
-from unittest import mock
 
 import pytest
 from django.conf import settings
@@ -17,7 +16,15 @@ from django.test.utils import CaptureQueriesContext
 from games import registry
 from rooms import move_queue, services
 from rooms.models import Game, Move, Seat
-from tests.rooms.helpers import game_in_play, game_row_held, latest_game, room_with, started_room, timers
+from tests.rooms.helpers import (
+    game_in_play,
+    game_row_held,
+    latest_game,
+    remembered_writes_while,
+    room_with,
+    started_room,
+    timers,
+)
 from tests.rooms.test_claim_ahead import payload_for
 from tests.rooms.test_moves_together import ROW_FIELDS, remembered, round_of
 
@@ -106,23 +113,14 @@ def test_a_seats_read_whose_column_type_changed_sends_the_move_the_locked_way():
     memory = remembered(code)
     for payload in round_of(code, "a"):  # the last poses decisions: the seats read is prepared in its pipeline
         move_queue.play(payload, games_in_play=memory)
-    tries: list[tuple[bool, bool]] = []
-    run = services._MOVE_WHERE_VERSION.run
-
-    def counted(game, moves, read_version, bots=()):
-        written = run(game, moves, read_version, bots)
-        tries.append((bool(bots), written))
-        return written
-
     params = connection.get_connection_params()
     params.pop("cursor_factory", None)
     params.pop("prepare_threshold", None)
     other = psycopg.connect(**params, autocommit=True)  # as another process's migration
     try:
         other.execute('ALTER TABLE "rooms_seat" ALTER COLUMN "index" TYPE integer')
-        with mock.patch.object(services._MOVE_WHERE_VERSION, "run", counted):
-            for payload in round_of(code, "b"):
-                move_queue.play(payload, games_in_play=memory)
+        tries = remembered_writes_while(
+            lambda: [move_queue.play(payload, games_in_play=memory) for payload in round_of(code, "b")])
         assert tries == [(False, True), (False, True), (False, True), (True, False)]  # the last, the locked way
         played = game_in_play(code)
         assert played.seq == 8 and Move.objects.filter(game=game).count() == 8

@@ -17,7 +17,7 @@ from django.db import connection, transaction
 
 from rooms import move_queue, services
 from rooms.models import Game, Move
-from tests.rooms.helpers import candle_for, game_in_play, game_row_held, started_room
+from tests.rooms.helpers import candle_for, game_in_play, game_row_held, remembered_writes_while, started_room
 from tests.rooms.test_moves_together import remembered, round_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -360,25 +360,11 @@ def test_a_remembered_move_reading_the_bots_seats_whose_statement_the_server_dro
     for payload in round_of(code, "a"):  # the last poses decisions: the write, prepared in its pipeline
         move_queue.play(payload, games_in_play=memory)
     _dropped_behind_psycopgs_back(_statement_named("WITH written AS (UPDATE"))
-    tries = _tries_while(lambda: [move_queue.play(payload, games_in_play=memory) for payload in round_of(code, "b")])
+    tries = remembered_writes_while(
+        lambda: [move_queue.play(payload, games_in_play=memory) for payload in round_of(code, "b")])
     assert tries == [(False, True), (False, True), (False, True), (True, False)]  # the last, the locked way
     assert game_in_play(code).seq == 8 and Move.objects.filter(game=game).count() == 8
     _no_timeout_and_no_transaction_left()
-
-
-def _tries_while(play) -> list[tuple[bool, bool]]:
-    """Each remembered write tried while `play()` ran: whether it read the bots' seats, whether it wrote."""
-    tries: list[tuple[bool, bool]] = []
-    run = services._MOVE_WHERE_VERSION.run
-
-    def counted(game, moves, read_version, bots=()):
-        written = run(game, moves, read_version, bots)
-        tries.append((bool(bots), written))
-        return written
-
-    with mock.patch.object(services._MOVE_WHERE_VERSION, "run", counted):
-        play()
-    return tries
 
 
 @pytest.mark.parametrize("wrapper", ["PipelineAborted", "cannot exit pipeline mode"])
@@ -412,7 +398,7 @@ def test_a_lock_timeout_reported_behind_psycopgs_own_error_still_sends_the_move_
     with game_row_held(game.pk, for_seconds=0.5), \
             mock.patch.object(psycopg.Connection, "pipeline", aborted_after_the_lock_timeout):
         # the last pick poses the bots' decisions: its write reads their seats, in the pipeline
-        tries = _tries_while(lambda: move_queue.play(picks[3], games_in_play=memory))
+        tries = remembered_writes_while(lambda: move_queue.play(picks[3], games_in_play=memory))
     assert tries == [(True, False)]  # then the locked way
     assert game_in_play(code).seq == 4
     assert [seat for _seq, seat in Move.objects.filter(game=game).order_by("seq").values_list("seq", "seat")] == [
