@@ -1077,7 +1077,6 @@ class MovePlayer:
             live.settle()
         except Exception:  # as a step after a commit that failed (services._run_each); its rider is left
             log.exception("a step after a commit failed")
-        services.close_old_connections()
         # Unless the moves' round trips after their commits cleared them already (as nearly always for a move:
         # no round trip here then, nor a pipeline made).
         to_clear = [raw for raw in raws if raw not in rode] if live.rider_left() is None else raws
@@ -1102,3 +1101,6 @@ class MovePlayer:
             if not cleared:  # still on the list: the intake clears them before its next take
                 self.played_on_list.update(to_clear)
         trace.end()
+        # Last, the request's own work done: a connection near its age is replaced here, not by a move's first
+        # statement (services.close_old_connections).
+        services.close_old_connections(renew_aging=True)

@@ -220,6 +220,39 @@ def test_a_move_thread_whose_connections_the_server_dropped_plays_the_next_moves
     assert after_own not in (own, None) and after_writer not in (writer, None)  # new connections after the drop
 
 
+def test_a_move_thread_renews_a_connection_near_its_age_between_requests_not_in_the_next_move(monkeypatch):
+    """A connection of a move thread within the last fifth of DB_CONN_MAX_AGE after a request is replaced
+    then (services.close_old_connections(renew_aging=True)): the next move finds a new one open as it
+    begins, instead of finding the old one closed and waiting for a new one in its first statement. On
+    PostgreSQL the same for the connection for the remembered moves' writes."""
+    monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 60)  # kept between requests, as the site does
+    code, _tickets, game = started_room(4)
+    connections_at_start: list[tuple] = []  # the thread's connections as each move begins, after the look
+    player = move_queue.MovePlayer(threads=1).start()
+    play = move_queue.play
+
+    def aging_after_each(payload, **kwargs):
+        dbs = [connection] + ([services._statement_alone_db()] if connection.vendor == "postgresql" else [])
+        connections_at_start.append(tuple(db.connection for db in dbs))
+        play(payload, **kwargs)
+        for db in dbs:  # as if each had been open for 55 s of its 60
+            db.close_at = time.monotonic() + 5
+
+    monkeypatch.setattr(move_queue, "play", aging_after_each)
+    try:
+        for seat in (0, 1, 2, 3):  # the locked way, then remembered (on PostgreSQL, the writer's from the second)
+            hand_over_all(code, [(seat, 0, candle_for(game, seat))], batch=f"aging {seat}")
+            wait_for(lambda played=seat + 1: len(connections_at_start) == played and (
+                Move.objects.filter(game=game).count() == played), what=f"seat {seat}'s pick")
+    finally:
+        player.stop()
+    assert Move.objects.filter(game=game).count() == 4
+    third, fourth = connections_at_start[2:]
+    # open as the move began, and new each time: the renewal came between the requests
+    assert None not in third and None not in fourth
+    assert all(before is not after for before, after in zip(third, fourth, strict=True))
+
+
 def test_the_intake_keeps_taking_after_a_take_that_failed_before_it_was_sent(monkeypatch):
     """A take that fails while it is built (here, reading its overdue mark) is logged and retried a second
     later; the intake thread must not die of it."""

@@ -52,7 +52,8 @@ def run_one(member: str, lease: str | None = None) -> None:
     except Exception:  # one bad item must not stop the worker
         log.exception("timer %s failed", member)
     finally:
-        close_old_connections()
+        # a connection near its age replaced now, not by the next timer's (a bot's move, say) first statement
+        services.close_old_connections(renew_aging=True)
     if lease is not None:
         try:
             live.release(member, lease)
