@@ -11,7 +11,11 @@ jsonb before compression (a candles game's is about 2.1 kB), next to:
 - the same pipeline with `SET LOCAL synchronous_commit = off` (the commit not waiting for the WAL's flush:
   what the flush costs; the site never does this),
 - the statement alone in autocommit (no BEGIN, SET LOCAL or COMMIT: what the transaction's own commands cost),
-- a prepared SELECT 1 (the bare round trip).
+- a prepared SELECT 1 (the bare round trip),
+- the statement alone on a new connection: what a move waited for when its thread's connection had outlived
+  DB_CONN_MAX_AGE (a server process started, the session settings Django's connection and the writer's own
+  send, the statement prepared there; its close too). Since the worker renews such a connection between
+  requests (rooms.services.close_old_connections), no move waits for this.
 
 Each is timed for --calls calls in a row, first back to back (gap 0), then with the process sleeping --gaps
 milliseconds between calls, as a worker does between moves at a player's pace; the shapes alternate within
@@ -42,8 +46,8 @@ WRITE = ("WITH written AS (UPDATE game SET state = %s, seq = seq + 1, version = 
 class Table:
     """The game rows and moves of the run's database, and the versions this side last wrote."""
 
-    def __init__(self, connection):
-        self.connection = connection
+    def __init__(self, connection, url: str):
+        self.connection, self.url = connection, url
         self.cursor = connection.cursor()
         self.state = json.dumps({"hands": [list(range(40))] * 4, "shelf": list(range(60)), "log": ["x" * 40] * 12})
         connection.execute("CREATE TABLE game (id int PRIMARY KEY, version int, seq int, state jsonb) "
@@ -76,12 +80,23 @@ class Table:
         self.cursor.execute(WRITE, params, prepare=True)
         self._written(game)
 
+    def alone_on_a_new_connection(self) -> None:
+        import psycopg
+
+        game, params = self._params()
+        with psycopg.connect(self.url, autocommit=True) as fresh:
+            fresh.execute("SELECT set_config('TimeZone', 'UTC', false)")  # Django's, as it connects
+            fresh.execute("SET lock_timeout = '100ms'")  # the writer's session (config/postgresql)
+            cursor = fresh.cursor()
+            cursor.execute(WRITE, params, prepare=True)
+            self._written(game, cursor)
+
     def select_one(self) -> None:
         self.cursor.execute("SELECT 1", prepare=True)
         self.cursor.fetchall()
 
-    def _written(self, game: int) -> None:
-        if self.cursor.rowcount != 1:
+    def _written(self, game: int, cursor=None) -> None:
+        if (cursor or self.cursor).rowcount != 1:
             raise RuntimeError("the write found another version: nothing else writes this table")
         self.versions[game] += 1
 
@@ -92,6 +107,7 @@ def measure(table: Table, *, calls: int, gaps_ms: list[float], rounds: int) -> N
         "the same, commit not flushed": lambda: table.pipeline(flushed=False),
         "the statement alone": table.alone,
         "SELECT 1": table.select_one,
+        "alone, on a new connection": table.alone_on_a_new_connection,
     }
     for shape in shapes.values():  # prepared, and the pages warm, before anything is timed
         for _ in range(50):
@@ -127,7 +143,7 @@ def main() -> int:
     gaps = [float(gap) for gap in args.gaps.split(",") if gap.strip()]
     with (fresh_postgres_database(args.postgres_url) as (url, _name),
           psycopg.connect(url, autocommit=True) as connection):
-        measure(Table(connection), calls=args.calls, gaps_ms=gaps, rounds=args.rounds)
+        measure(Table(connection, url), calls=args.calls, gaps_ms=gaps, rounds=args.rounds)
     return 0
 
 

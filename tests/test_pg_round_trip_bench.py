@@ -21,5 +21,6 @@ def test_it_times_each_shape_back_to_back_and_after_an_idle_gap():
          "--gaps", "0,1", "--rounds", "1"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "back to back (5 calls each):" in done.stdout and "after 1 ms idle (5 calls each):" in done.stdout
-    for shape in ("the move's pipeline", "the same, commit not flushed", "the statement alone", "SELECT 1"):
+    for shape in ("the move's pipeline", "the same, commit not flushed", "the statement alone", "SELECT 1",
+                  "alone, on a new connection"):
         assert done.stdout.count(shape) == 2, done.stdout
