@@ -29,7 +29,6 @@ import itertools
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -42,23 +41,10 @@ sys.path.insert(0, str(ROOT))
 from bench.scripted import Client, api  # noqa: E402
 from games.replay import all_ok, verify_record  # noqa: E402
 from scripts.localredis import KillableRedis  # noqa: E402
+from scripts.ports import free_port, port_open  # noqa: E402
 from scripts.run import daphne_command  # noqa: E402
 
 GAMES = ("candles", "trails", "pots")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def port_open(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
 
 
 class Site:

@@ -90,7 +90,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -109,6 +108,7 @@ from websockets.asyncio.client import connect  # noqa: E402
 from bench.common import fresh_postgres_database, percentile  # noqa: E402
 from config.serve import chosen_event_loop  # noqa: E402
 from scripts.localredis import started_redis  # noqa: E402
+from scripts.ports import free_port, port_open  # noqa: E402
 from scripts.run import daphne_command, raise_open_files_limit  # noqa: E402
 
 ERRORS: dict = {}
@@ -127,12 +127,6 @@ def refused_kind(ref) -> str:
     """The kind of request a refusal answers, from the ref this bench gave it."""
     ref = str(ref)
     return "move" if ref.startswith("move ") else {"start": "start", "again": "play_again"}.get(ref, "other")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 MOVE_THREADS_LOGGED = re.compile(r"playing moves in (\d+) threads")  # MovePlayer.start's line
@@ -188,11 +182,9 @@ sockets' moves (rooms/move_queue.py), so the game's work is counted in the worke
     def wait_listening(self, seconds: float = 30):
         deadline = time.time() + seconds
         while time.time() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                time.sleep(0.05)
+            if port_open(self.port):
+                return
+            time.sleep(0.05)
         raise RuntimeError("daphne did not start")
 
     def move_threads(self) -> str:

@@ -17,6 +17,8 @@ from urllib.parse import urlparse
 
 import redis
 
+from scripts.ports import free_port
+
 DEFAULT_URL = "redis://127.0.0.1:6379/0"
 
 
@@ -74,14 +76,8 @@ class KillableRedis:
     port: for the tests and the chaos run that take Redis away from a running site."""
 
     def __init__(self, port: int | None = None):
-        if port is None:
-            import socket
-
-            with socket.socket() as sock:
-                sock.bind(("127.0.0.1", 0))
-                port = sock.getsockname()[1]
-        self.port = port
-        self.url = f"redis://127.0.0.1:{port}/0"
+        self.port = free_port() if port is None else port
+        self.url = f"redis://127.0.0.1:{self.port}/0"
         self.workdir = tempfile.mkdtemp(prefix="wickwise-redis-")
         self.process: subprocess.Popen | None = None
 

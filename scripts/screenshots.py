@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from config.settings.base import WICKWISE_GAMES  # noqa: E402
 from scripts.localredis import started_redis  # noqa: E402
+from scripts.ports import free_port, port_open  # noqa: E402
 from scripts.run import daphne_command  # noqa: E402
 from tests.browser import helpers, pots_helpers, tiles_helpers, trails_helpers  # noqa: E402
 from tests.browser.conftest import CHROMIUM_ARGS, chromium_path  # noqa: E402
@@ -37,12 +37,6 @@ SIZES = {
 }
 LANGUAGES = {"en": "en-US", "pt-BR": "pt-BR"}
 ONLY_TILES = "--tiles" in sys.argv  # just the tiles screens, when working on its table
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Site:
@@ -82,11 +76,9 @@ class Site:
         while time.time() < deadline:
             if any(process.poll() is not None for process in self.processes):
                 raise RuntimeError(f"the site exited early; see {WORK.relative_to(ROOT)}/*.log")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                time.sleep(0.1)
+            if port_open(self.port):
+                return
+            time.sleep(0.1)
         raise RuntimeError("the site did not start in time")
 
     def stop(self) -> None:

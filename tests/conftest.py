@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from scripts.ports import free_port, port_open
 from scripts.run import daphne_command
 from tests.support import flush_suite_redis, subprocess_env
 
@@ -83,12 +83,6 @@ def clean_redis():
     yield
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class LiveSite:
     """daphne and a worker in other processes, on the test database and the test Redis prefix."""
 
@@ -116,11 +110,9 @@ class LiveSite:
         while time.time() < deadline:
             if self.server.poll() is not None:
                 raise RuntimeError("daphne exited early; see var/test-logs")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                time.sleep(0.1)
+            if port_open(self.port):
+                return
+            time.sleep(0.1)
         raise RuntimeError("daphne did not start in time")
 
     def stop_worker(self, worker: subprocess.Popen):

@@ -20,8 +20,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from bench.chaos import free_port, port_open
 from config import serve
+from scripts.ports import free_port, port_open
 from scripts.run import daphne_command
 from tests.rooms.helpers import wait_for
 
