@@ -473,10 +473,7 @@ class _MoveWhereVersion:
         for move in moves:
             params += self.insert.prepared(move)
         db = _db()
-        # Not with a pool of connections (Django's OPTIONS "pool"), which would hand the timeout on to others,
-        # nor on a backend that cannot set it for a session (config.postgresql's can).
-        alone = (db.vendor == "postgresql" and not bots and not db.settings_dict["OPTIONS"].get("pool")
-                 and hasattr(db, "session_lock_timeout_ms"))
+        alone = _writes_alone(db, bots)
         if alone:
             db = _statement_alone_db()
         try:
@@ -558,6 +555,15 @@ class _MoveWhereVersion:
                     session.rollback()
                 except psycopg.Error:
                     db.close()
+
+
+def _writes_alone(db, bots) -> bool:
+    """Whether a remembered move's write runs alone, on the thread's connection for it (_MoveWhereVersion): on
+    PostgreSQL when it reads no bots' seats; not with a pool of connections (Django's OPTIONS "pool"), which
+    would hand the session's timeout on to others, nor on a backend that cannot set it for a session
+    (config.postgresql's can)."""
+    return (db.vendor == "postgresql" and not bots and not db.settings_dict["OPTIONS"].get("pool")
+            and hasattr(db, "session_lock_timeout_ms"))
 
 
 _STATEMENT_ALONE = threading.local()

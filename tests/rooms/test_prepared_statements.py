@@ -14,6 +14,7 @@ from unittest import mock
 
 import pytest
 from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from rooms import move_queue, services
 from rooms.models import Game, Move
@@ -135,6 +136,27 @@ def test_only_the_connection_for_the_remembered_moves_writes_has_the_lock_timeou
     assert [written for written, _waited in tries] == [True] and played.seq == 3
     assert writer.connection.info.backend_pid != backend
     assert _lock_timeout(writer) == f"{services._MoveWhereVersion.LOCK_TIMEOUT_MS}ms"
+
+
+def test_with_a_pool_of_connections_the_remembered_write_keeps_its_timeout_inside_its_own_transaction():
+    # A pooled connection goes back to the pool for others: a session's lock timeout would go with it. So with
+    # Django's "pool" option every remembered write runs in the thread's own pipeline, its timeout a SET LOCAL.
+    # The option cannot be set on the test's open connection (Django would make a pool for it, and
+    # psycopg_pool is not installed): the decision is asked on its own, then the way it picks is played.
+    pooled = {**connection.settings_dict, "OPTIONS": {**connection.settings_dict["OPTIONS"], "pool": True}}
+    assert services._writes_alone(connection, ())
+    assert not services._writes_alone(mock.Mock(wraps=connection, vendor="postgresql", settings_dict=pooled), ())
+    code, _tickets, _game = started_room(4)
+    memory: dict = {}
+    _move(code, 0, memory)  # the locked way, then remembered
+    with CaptureQueriesContext(_writer()) as alone, CaptureQueriesContext(connection) as own, \
+            mock.patch.object(services, "_writes_alone", return_value=False):
+        played, tries = _timed_move(code, 1, memory)  # poses no decision: else it would go alone
+    assert [written for written, _waited in tries] == [True] and played.seq == 2  # remembered: one write
+    assert alone.captured_queries == []
+    written = [q["sql"].split()[0] for q in own.captured_queries]
+    assert written == ["SELECT", "WITH"], own.captured_queries  # the test's read of the game, then the write
+    _no_timeout_and_no_transaction_left()  # the SET LOCAL ended with its transaction
 
 
 def _other_session():
