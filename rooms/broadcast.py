@@ -183,10 +183,10 @@ def prepare_game_update(game: Game, events: list[dict], *, mover: str | None = N
             for seat in seats
         },
     }
-    code = game.room_code
+    code, part = game.room_code, positions.game_part(game)
 
     def send():
-        positions.changed(code)  # before the message: a pong never says less than a message sent
+        positions.game_updated(code, part)  # before the message: a pong never says less than a message sent
         trace.mark("marked")
         stamps = trace.current()
         _send(room_group(code), message if stamps is None else {**message, "trace": stamps})

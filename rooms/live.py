@@ -463,10 +463,10 @@ def queue_played_for(target, game_id: int, seat: int):
     return target.get(key("played_for", game_id, seat))
 
 
-def position_keys(room_code: str) -> tuple[str, str]:
-    """The room's mark of its last change and the position a pong reports as last worked out
-    (rooms/positions.py)."""
-    return key("position-gen", room_code), key("position", room_code)
+def position_keys(room_code: str) -> tuple[str, str, str]:
+    """The room's mark of its last change, the position a pong reports as last worked out, and its game's
+    part as its last update left it (rooms/positions.py)."""
+    return key("position-gen", room_code), key("position", room_code), key("position-game", room_code)
 
 
 # --- the host ---------------------------------------------------------------------------------

@@ -34,22 +34,32 @@ def shown_and_next_game(room: Room) -> tuple[Game | None, Game | None]:
 def position(room_code: str) -> dict | None:
     """Where the room and its shown game stand, in a few fields: a client that holds anything else missed
     a message (the channel layer delivers at most once)."""
+    return position_and_version(room_code)[0]
+
+
+def position_and_version(room_code: str) -> tuple[dict | None, int]:
+    """`position`, and the shown game's version (0 with no position): every write of a game raises it, so a
+    game's states are ordered by (number, version) (rooms/positions.py keeps the newest)."""
     room = Room.objects.filter(code=room_code).first()
     games = list(Game.objects.filter(room=room).order_by("-number").values(
-        "number", "seq", "status", "paused_remaining", "client_seeds", "fingerprint")[:2]) if room else []
+        "number", "seq", "status", "paused_remaining", "client_seeds", "fingerprint", "version")[:2]) if room else []
     if not games:
-        return None
+        return None, 0
     latest = games[0]
     shown = games[1] if latest["status"] == Game.Status.LOBBY and len(games) > 1 else latest
     # The latest game is what next_game() would read again: every open page asks for this every 15 s.
     upcoming = SimpleNamespace(**latest) if latest["status"] == Game.Status.LOBBY else None
     return {
-        "number": shown["number"],
-        "seq": shown["seq"],
-        "status": shown["status"],
-        "paused": shown["paused_remaining"] is not None,
+        **game_position(number=shown["number"], seq=shown["seq"], status=shown["status"],
+                        paused_remaining=shown["paused_remaining"]),
         "room_digest": room_digest(public_room(room, upcoming=upcoming)),
-    }
+    }, shown["version"]
+
+
+def game_position(*, number: int, seq: int, status: str, paused_remaining) -> dict:
+    """The shown game's part of a position: what a game's own update changes (the rest, the room's digest,
+    changes only with the room)."""
+    return {"number": number, "seq": seq, "status": status, "paused": paused_remaining is not None}
 
 
 def room_digest(public: dict) -> str:

@@ -59,7 +59,7 @@ def played(code: str, moves: list[tuple[int, int, dict]], *, count: int, game) -
         player.stop()
 
 
-def test_a_moves_mark_update_timers_and_clearing_go_in_one_round_trip_in_that_order(round_trips):
+def test_a_moves_position_update_timers_and_clearing_go_in_one_round_trip_in_that_order(round_trips):
     code, _tickets, game = started_room(4)
     del round_trips[:]  # the start's own
     with mock.patch("rooms.broadcast.send_to_socket"):
@@ -68,7 +68,7 @@ def test_a_moves_mark_update_timers_and_clearing_go_in_one_round_trip_in_that_or
     assert len(publishing) == 4  # one round trip a move, each with its one update
     for commands in publishing:
         assert commands.count("PUBLISH") == 1
-        assert commands[0] == "SET"  # the position's mark, before the update (rooms/positions.py)
+        assert commands[0] == "EVAL"  # the game's part of the position kept, before the update (rooms/positions.py)
         assert commands.index("PUBLISH") == 1
         assert commands[-1] == "LREM"  # the request leaves the worker's list once its update is sent
     # No other round trip cleared a move from the worker's list.
@@ -91,7 +91,7 @@ def test_a_refused_move_is_still_cleared_from_the_workers_list():
 
 
 def test_joined_writes_wait_for_the_end_of_the_block_and_go_in_order():
-    gen_key, _position_key = live.position_keys("JOIN")
+    gen_key, _position_key, _game_key = live.position_keys("JOIN")
     live.client().set(gen_key, "before")
     rider = mock.Mock()
     live.ride_along(rider)
@@ -118,15 +118,15 @@ def test_a_joined_round_trip_that_fails_marks_the_timers_lost_and_leaves_the_rid
     assert live.rider_left() is None
 
 
-def test_a_starts_mark_update_and_timers_go_in_one_round_trip_in_that_order(round_trips):
-    """A start sends its game's update as a move does: the position's mark, the update and the first
+def test_a_starts_position_update_and_timers_go_in_one_round_trip_in_that_order(round_trips):
+    """A start sends its game's update as a move does: its part of the position, the update and the first
     countdown in one round trip (the room's update, which reads presence and the host first, has its own)."""
     code, _tickets = room_with(4)
     services.start_game(room_code=code, seat=0)
     with_update = [commands for commands in round_trips if "PUBLISH" in commands]
     assert len(with_update) == 1, round_trips
     commands = with_update[0]
-    assert commands[:2] == ["SET", "PUBLISH"], commands  # the mark before the update (rooms/positions.py)
+    assert commands[:2] == ["EVAL", "PUBLISH"], commands  # its part of the position before the update
     assert "ZADD" in commands[2:], commands  # the first countdown, after the update
     assert not live.index_lost.is_set()
 
@@ -134,7 +134,7 @@ def test_a_starts_mark_update_and_timers_go_in_one_round_trip_in_that_order(roun
 def test_within_replies_later_a_joined_round_trip_leaves_at_once_and_its_replies_are_read_at_settle():
     """The worker's move thread does not wait for the reply of its round trip after the commit: the
     commands leave (Redis runs them) at the flush, and their replies are read at the request's end."""
-    gen_key, _position_key = live.position_keys("LATER")
+    gen_key, _position_key, _game_key = live.position_keys("LATER")
     live.client().set(gen_key, "before")
     rider = mock.Mock()
     live.ride_along(rider)

@@ -1,7 +1,8 @@
-"""The position a pong reports comes from a hash per room in Redis (rooms/positions.py) while nothing is
-written; after any write, whoever makes it (a socket's move through the worker, a countdown, a bot, the
-grace period, a pause, a seat taken or edited by an admin, a new game, a client seed, the host passing),
-the very next ping must say what the database says: a page that missed the write's message finds out."""
+"""The position a pong reports comes from Redis (rooms/positions.py): the room's part kept while nothing is
+written to the room, and the game's part as its last update left it. After any write, whoever makes it (a
+socket's move through the worker, a countdown, a bot, the grace period, a pause, a seat taken or edited by an
+admin, a new game, a client seed, the host passing), the very next ping must say what the database says: a
+page that missed the write's message finds out."""
 
 from __future__ import annotations
 
@@ -103,6 +104,82 @@ def test_a_move_a_pause_and_a_resume_show_in_the_next_pong():
     before = kept_now(code)
     services.resume_game(game_id=game.pk)
     assert follows(code, before)["paused"] is False
+
+
+def test_in_play_the_next_pong_after_a_move_comes_from_redis_with_no_query():
+    code, _tickets, game = started_room(2)
+    kept_now(code)
+    for seat in (0, 1):
+        game.refresh_from_db()
+        services.submit_move(room_code=code, seat=seat, seq=game.seq, action=candle_for(game, seat))
+        with CaptureQueriesContext(connection) as queries:
+            position, kept = ping(code)
+        assert kept and queries.captured_queries == []  # the game's part its update kept, the room's as it was
+        assert position == snapshots.position(code) and position["seq"] == seat + 1
+
+
+def _kept_part(code: str) -> str | None:
+    return live.client().get(live.position_keys(code)[2])
+
+
+def test_a_game_part_published_out_of_order_never_replaces_a_newer_one():
+    code, _tickets, game = started_room(2)
+    kept_now(code)
+    older = positions.game_part(game)  # seq 0, as the start left it
+    services.submit_move(room_code=code, seat=0, seq=0, action=candle_for(game, 0))
+    newer = _kept_part(code)
+    assert newer != older and newer.startswith(f"{game.number}|")
+    positions.game_updated(code, older)  # an update of the state before, published late
+    assert _kept_part(code) == newer
+    position, kept = ping(code)
+    assert kept and position == snapshots.position(code) and position["seq"] == 1
+
+
+def test_a_game_part_outlives_every_position_kept_before_it():
+    code, _tickets, game = started_room(2)
+    kept_now(code)
+    services.submit_move(room_code=code, seat=0, seq=0, action=candle_for(game, 0))
+    _mark_key, position_key, game_key = live.position_keys(code)
+    assert live.client().ttl(position_key) <= positions.POSITION_SECONDS
+    # A position is kept only from a read begun within POSITION_SECONDS / 2 of its keeping, and lapses
+    # POSITION_SECONDS after: one read before this part was kept lapses before the part does.
+    assert live.client().ttl(game_key) > positions.POSITION_SECONDS * 3 / 2
+
+
+def test_a_new_game_is_worked_out_from_the_database_not_mixed_into_the_room_kept_before_it():
+    code, _tickets, _game = started_room(2)
+    finished = play_to_end(code)  # the room marked: a new game in the lobby, the one finished shown
+    ended = kept_now(code)
+    assert (ended["number"], ended["status"]) == (finished.number, finished.status)
+    services.play_again(room_code=code, seat=0)  # its game's update keeps the new game's part; the room marked
+    again, kept = ping(code)
+    assert not kept and again == snapshots.position(code) and (again["number"], again["status"]) == (2, "playing")
+
+
+def test_a_position_kept_by_an_earlier_release_is_worked_out_again():
+    code, _tickets, _game = started_room(2)
+    mark_key, position_key, _game_key = live.position_keys(code)
+    gen = live.client().get(mark_key) or ""
+    live.client().set(position_key, f"{gen}|" + json.dumps({"number": 9}), ex=positions.POSITION_SECONDS)
+    position, kept = ping(code)  # "GEN|JSON" was the whole format before the game's part was kept apart
+    assert not kept and position == snapshots.position(code)
+    assert ping(code) == (position, True)
+
+
+def test_a_game_part_that_fails_is_logged_and_the_update_still_goes(caplog):
+    code, _tickets, game = started_room(2)
+    live.client().set(live.key("not-a-number"), "x")
+
+    def refused(target, room_code, part):  # a command Redis answers with an error
+        target.incr(live.key("not-a-number"))
+
+    with mock.patch.object(positions, "_keep_game_part", refused), captured_broadcasts() as sent:
+        positions.game_updated(code, positions.game_part(game))  # alone: logged as itself
+        assert "could not keep its game's position" in caplog.text
+        # In a move's round trip after its commit, with its update: that round trip's failure, logged
+        services.submit_move(room_code=code, seat=0, seq=0, action=candle_for(game, 0))
+    assert [message["type"] for _group, message in sent] == ["game.update"]
+    assert caplog.text.count("not-a-number") >= 2  # the move's failure logged too (how depends on its way)
 
 
 def _queued(code: str, seat: int, game: Game, number: int) -> dict:
@@ -272,7 +349,7 @@ def test_a_mark_that_fails_is_logged_and_the_message_still_goes(caplog, marked_b
 def test_a_socket_taking_its_seat_reads_the_room_once_and_sends_its_snapshots_room_as_the_update():
     code, _tickets = room_with(2)
     before = kept_now(code)
-    mark_key, _position_key = live.position_keys(code)
+    mark_key, _position_key, _game_key = live.position_keys(code)
     mark_before, marks_at_send = live.client().get(mark_key), []
     send = broadcast._send
 
