@@ -42,6 +42,11 @@ behind every move sent before it (its latency is the moves in flight over the mo
 presses Start at the same moment unless --stagger-starts (with --think) has each host think first: a
 start costs the worker several moves, and the first round's moves wait behind all the starts sent at once.
 
+With --pings each player's socket pings every 15 s during the games, the first at a random moment of the
+first 15 s, as an open room page does (static/js/room/socket.js): presence renewed and the room's position
+read for every pong, the load a real table adds beside its moves. The echo's sockets do not ping (the
+baseline stays bare Channels), so the ratio then includes what the pings cost the server.
+
 With --probe daphne reports after each pair what it holds (rooms/probe.py): its resident memory, its live
 objects by generation, its tasks and timers, its connections and the channel layer's channels and groups,
 and the types that grew most since the pair before. With --against-fresh one server lives through the whole
@@ -117,6 +122,9 @@ CANDLES_ROUNDS = 6  # a game of candles is six rounds: each socket moves once a 
 UNANSWERED = ("move_unanswered", "busy")  # refusals of a request that was not played: it may be sent again
 TRACE = "--trace" in sys.argv  # read before the server starts (main's parser documents it)
 PROBE = "--probe" in sys.argv  # the same
+PINGS = "--pings" in sys.argv  # the same
+PING_EVERY = 15.0  # seconds, as the room page pings (static/js/room/socket.js, PING_EVERY_MS)
+PONGS: list[int] = [0]  # the games' pongs received, with --pings
 SAMPLE = "--sample-worker" in sys.argv  # the same
 GRACE_SECONDS = 20.0  # the site's grace period for a seat whose socket left: the wait after a games phase outlasts it
 TRACED: list[dict] = []  # with --trace: each move's stamps, from the client's send to the last seat's receipt
@@ -505,6 +513,7 @@ class Room:
                     break
             self.stage.seated()
             await self.stage.all_seated.wait()
+            pinging = asyncio.create_task(self._ping(ws)) if PINGS else None
             if seat == 0:
                 if self.stagger_starts and self.think:  # a host presses Start after thinking, as players move
                     await asyncio.sleep(random.uniform(0, 2 * self.think))
@@ -514,6 +523,16 @@ class Room:
             if self.finished_seats == 4:
                 self.stage.room_done()
             await self.stage.all_done.wait()
+            if pinging is not None:
+                pinging.cancel()
+
+    async def _ping(self, ws):
+        """As an open room page does (--pings): a ping every PING_EVERY seconds, the first at a random moment
+        of the first PING_EVERY, as pages are opened at different times."""
+        await asyncio.sleep(random.uniform(0, PING_EVERY))
+        while True:
+            await ws.send('{"type":"ping"}')
+            await asyncio.sleep(PING_EVERY)
 
     async def _play(self, ws, seat: int):
         acted: set[tuple] = set()
@@ -535,6 +554,9 @@ class Room:
                     # in the errors all the same; without this the room would wait for ever.
                     await ws.send(json.dumps({"type": "start" if message["ref"] == "start" else "play_again",
                                               "ref": message["ref"]}))
+                continue
+            if kind == "pong":
+                PONGS[0] += 1
                 continue
             if kind not in ("snapshot", "update") or message.get("game") is None:
                 continue
@@ -1053,6 +1075,9 @@ def arguments() -> argparse.ArgumentParser:
     parser.add_argument("--sample-worker", action="store_true",
                         help="the worker samples its threads' stacks and CPU (rooms/sampler.py) during each games "
                              "phase: print where its CPU went (bench/stacks_report.py)")
+    parser.add_argument("--pings", action="store_true",
+                        help="the players' sockets ping every 15 s during the games, as the room page does (the "
+                             "echo's sockets do not: the echo stays bare Channels); pongs are counted")
     parser.add_argument("--trace", action="store_true",
                         help="the server stamps each move's stages (rooms/trace.py): print where the slowest "
                              "moves' time went, and log pauses to var/bench/server.log")
@@ -1170,6 +1195,8 @@ def main() -> int:
         kept.parent.mkdir(parents=True, exist_ok=True)
         kept.write_text(json.dumps(TRACED))
         print(f"  every traced move's stamps: {kept.relative_to(ROOT)}")
+    if PINGS:
+        print(f"  the players' pings: {PONGS[0]} pongs received over the run's games phases")
     print(f"  errors: {', '.join(f'{code} {count}' for code, count in sorted(ERRORS.items())) or 'none'}")
     if REFUSALS:
         refused = sorted(REFUSALS.items())

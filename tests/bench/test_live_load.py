@@ -3,6 +3,7 @@ before, and a pair has the relay through the worker only when asked."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from types import SimpleNamespace
 
@@ -117,3 +118,22 @@ def test_postgresql_is_set_against_sqlite_and_against_sqlite_that_flushes_as_it_
     assert "ratio of ratios SQLite+flush / SQLite: 1.50\n" in printed
     assert "ratio of ratios PostgreSQL / SQLite: 1.80   (target <= 1.25)" in printed
     assert "ratio of ratios PostgreSQL / SQLite+flush: 1.20" in printed
+
+
+def test_with_pings_a_players_socket_pings_as_the_room_page_does(monkeypatch):
+    monkeypatch.setattr(live_load, "PING_EVERY", 0.01)
+    monkeypatch.setattr(live_load.random, "uniform", lambda low, high: high)  # the first at the end of the first
+    sent: list[str] = []
+
+    class Socket:
+        async def send(self, text):
+            sent.append(text)
+
+    async def pinging_for(seconds: float):
+        task = asyncio.create_task(live_load.Room._ping(None, Socket()))
+        await asyncio.sleep(seconds)
+        task.cancel()
+
+    asyncio.run(pinging_for(0.1))
+    assert 3 <= len(sent) <= 10 and set(sent) == {'{"type":"ping"}'}
+    assert live_load.arguments().parse_args(["--pings"]).pings
