@@ -12,6 +12,7 @@ from django.urls import re_path
 from rooms import broadcast, live, move_queue, trace
 
 RELAY = "relay"  # the kind of request the relay hands to the worker (move_queue.BENCH_KINDS)
+PING, PONG = '{"type":"ping"}', '{"type":"pong","position":null}'  # as the room page sends it, and a bare answer
 
 
 class EchoConsumer(AsyncWebsocketConsumer):
@@ -34,6 +35,9 @@ class RoomEchoConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def receive(self, text_data=None, bytes_data=None):
+        if text_data == PING:  # a page's ping (live_load --pings): a frame back to this socket, no work behind it
+            await self.send(text_data=PONG)
+            return
         await self.channel_layer.group_send(self.group, {"type": "echo.out", "text": text_data})
 
     async def echo_out(self, message):

@@ -42,10 +42,10 @@ behind every move sent before it (its latency is the moves in flight over the mo
 presses Start at the same moment unless --stagger-starts (with --think) has each host think first: a
 start costs the worker several moves, and the first round's moves wait behind all the starts sent at once.
 
-With --pings each player's socket pings every 15 s during the games, the first at a random moment of the
-first 15 s, as an open room page does (static/js/room/socket.js): presence renewed and the room's position
-read for every pong, the load a real table adds beside its moves. The echo's sockets do not ping (the
-baseline stays bare Channels), so the ratio then includes what the pings cost the server.
+With --pings each socket pings every 15 s, the first at a random moment of the first 15 s, as an open room
+page does (static/js/room/socket.js): in the games the site answers (presence renewed, the room's position
+read), the load a real table adds beside its moves; in the echo to every seat a bare consumer sends a frame
+back, so both phases carry the same frames and the ratio says what the site's answers cost the moves.
 
 With --probe daphne reports after each pair what it holds (rooms/probe.py): its resident memory, its live
 objects by generation, its tasks and timers, its connections and the channel layer's channels and groups,
@@ -124,6 +124,7 @@ TRACE = "--trace" in sys.argv  # read before the server starts (main's parser do
 PROBE = "--probe" in sys.argv  # the same
 PINGS = "--pings" in sys.argv  # the same
 PING_EVERY = 15.0  # seconds, as the room page pings (static/js/room/socket.js, PING_EVERY_MS)
+PING_FRAME = '{"type":"ping"}'  # as the page sends it; bench/echo.py's PING, which its room echo answers
 PONGS: list[int] = [0]  # the games' pongs received, with --pings
 SAMPLE = "--sample-worker" in sys.argv  # the same
 GRACE_SECONDS = 20.0  # the site's grace period for a seat whose socket left: the wait after a games phase outlasts it
@@ -413,6 +414,8 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
                 try:
                     async for raw in ws:
                         message = json.loads(raw)
+                        if message.get("type") == "pong":  # --pings: the echo's bare answer
+                            continue
                         seen.setdefault((room, message["round"], message["seat"]), []).append(time.perf_counter())
                         if "trace" in message:
                             entry = traces[(room, message["round"], message["seat"])]
@@ -432,6 +435,7 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
                 started[0] = time.perf_counter()
                 all_connected.set()
             await all_connected.wait()
+            pinging = asyncio.create_task(pinged(ws)) if PINGS and path == "echo" else None
             for round_ in range(rounds):
                 current[0] = round_
                 round_over.clear()
@@ -446,12 +450,23 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
                 if closed[0]:
                     raise RuntimeError(f"an echo socket of room {room} was closed during the phase")
             reader.cancel()
+            if pinging is not None:
+                pinging.cancel()
 
     await asyncio.gather(*(one(room, seat) for room in range(clients // 4) for seat in range(4)))
     elapsed = time.perf_counter() - started[0]
     if watch is not None:
         watch.window = (started[0], started[0] + elapsed)
     return [max(seen[key]) - at for key, at in sent.items() if len(seen.get(key, ())) == 4], elapsed
+
+
+async def pinged(ws):
+    """As an open room page does (--pings): a ping every PING_EVERY seconds, the first at a random moment of the
+    first PING_EVERY, as pages are opened at different times. Until cancelled."""
+    await asyncio.sleep(random.uniform(0, PING_EVERY))
+    while True:
+        await ws.send(PING_FRAME)
+        await asyncio.sleep(PING_EVERY)
 
 
 class Stage:
@@ -513,7 +528,7 @@ class Room:
                     break
             self.stage.seated()
             await self.stage.all_seated.wait()
-            pinging = asyncio.create_task(self._ping(ws)) if PINGS else None
+            pinging = asyncio.create_task(pinged(ws)) if PINGS else None
             if seat == 0:
                 if self.stagger_starts and self.think:  # a host presses Start after thinking, as players move
                     await asyncio.sleep(random.uniform(0, 2 * self.think))
@@ -526,13 +541,6 @@ class Room:
             if pinging is not None:
                 pinging.cancel()
 
-    async def _ping(self, ws):
-        """As an open room page does (--pings): a ping every PING_EVERY seconds, the first at a random moment
-        of the first PING_EVERY, as pages are opened at different times."""
-        await asyncio.sleep(random.uniform(0, PING_EVERY))
-        while True:
-            await ws.send('{"type":"ping"}')
-            await asyncio.sleep(PING_EVERY)
 
     async def _play(self, ws, seat: int):
         acted: set[tuple] = set()
@@ -1076,8 +1084,8 @@ def arguments() -> argparse.ArgumentParser:
                         help="the worker samples its threads' stacks and CPU (rooms/sampler.py) during each games "
                              "phase: print where its CPU went (bench/stacks_report.py)")
     parser.add_argument("--pings", action="store_true",
-                        help="the players' sockets ping every 15 s during the games, as the room page does (the "
-                             "echo's sockets do not: the echo stays bare Channels); pongs are counted")
+                        help="every socket pings every 15 s, as the room page does: the site answers the players', "
+                             "the echo's consumer sends a bare frame back; the games' pongs are counted")
     parser.add_argument("--trace", action="store_true",
                         help="the server stamps each move's stages (rooms/trace.py): print where the slowest "
                              "moves' time went, and log pauses to var/bench/server.log")

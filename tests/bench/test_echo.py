@@ -54,6 +54,16 @@ async def test_the_room_echo_reaches_every_socket_of_its_room_and_no_other():
         await socket.disconnect()
 
 
+async def test_the_room_echo_answers_a_pages_ping_on_its_own_socket_alone():
+    room = [await connected("/ws/echo/r1/") for _ in range(2)]
+    await room[0].send_to(text_data=echo.PING)  # as the room page sends it (live_load --pings)
+    assert json.loads(await room[0].receive_from(timeout=WAIT_SECONDS)) == {"type": "pong", "position": None}
+    await asyncio.sleep(0.2)
+    assert await room[1].receive_nothing(timeout=0.1)
+    for socket in room:
+        await socket.disconnect()
+
+
 # --- the relay through the worker: the move's road with no game -------------------------------------------
 
 

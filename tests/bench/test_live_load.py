@@ -130,10 +130,16 @@ def test_with_pings_a_players_socket_pings_as_the_room_page_does(monkeypatch):
             sent.append(text)
 
     async def pinging_for(seconds: float):
-        task = asyncio.create_task(live_load.Room._ping(None, Socket()))
+        task = asyncio.create_task(live_load.pinged(Socket()))
         await asyncio.sleep(seconds)
         task.cancel()
 
     asyncio.run(pinging_for(0.1))
     assert 3 <= len(sent) <= 10 and set(sent) == {'{"type":"ping"}'}
     assert live_load.arguments().parse_args(["--pings"]).pings
+
+
+def test_the_ping_is_the_one_the_room_echo_answers():
+    from bench import echo
+
+    assert live_load.PING_FRAME == echo.PING
