@@ -1247,7 +1247,7 @@ def print_probe(label, pair: Pair | None, now: dict, before: dict | None) -> Non
 # Redis's clock), the take that took it run by Redis (took, Redis's clock), its reply read by the worker's
 # intake (replied), the intake handing it to its room (taken), a move
 # thread (begun, claimed, locked: SQLite's writer lock, committed, steps: the after-commit lock, marked: the
-# position's mark set, then the publish), daphne handing the update to the last seat's consumer (received),
+# game's part of the position kept, then the publish), daphne handing the update to the last seat's consumer (received),
 # and the last seat's client.
 STAGES = ("client_sent", "sent", "landed", "took", "replied", "taken", "begun", "claimed", "locked", "committed",
           "steps", "marked", "received", "client")

@@ -3,7 +3,7 @@ environment sets WICKWISE_TRACE_MOVES=1, and then every call here is cheap.
 
 On, daphne's push stamps Redis's clock as the request lands, the worker's intake its take's stages (IntakeStamps),
 and the worker each socket move's stages (taken from the queue, begun in a thread, claimed, the
-writer's lock held, committed, its steps begun, the position marked) and sends them with the move's update;
+writer's lock held, committed, its steps begun, its part of the position kept) and sends them with the move's update;
 each socket adds when daphne handed it the update, and forwards them in the text (`"trace"`), so the
 benchmark's clients can put the stages of the slowest moves side by side. Both processes also log their
 garbage collector's pauses, and daphne its event loop's lag, every TRACE_LOG_SECONDS.
