@@ -436,22 +436,24 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
                 all_connected.set()
             await all_connected.wait()
             pinging = asyncio.create_task(pinged(ws)) if PINGS and path == "echo" else None
-            for round_ in range(rounds):
-                current[0] = round_
-                round_over.clear()
-                if think:
-                    await asyncio.sleep(random.uniform(0, 2 * think))
-                sent[(room, round_, seat)] = time.perf_counter()
-                if TRACE and path == "relay":
-                    traces[(room, round_, seat)] = {"client_sent": time.time(), "seats": []}
-                await ws.send(json.dumps({"round": round_, "seat": seat}))
-                if received.get(round_) != 4:
-                    await round_over.wait()
-                if closed[0]:
-                    raise RuntimeError(f"an echo socket of room {room} was closed during the phase")
-            reader.cancel()
-            if pinging is not None:
-                pinging.cancel()
+            try:
+                for round_ in range(rounds):
+                    current[0] = round_
+                    round_over.clear()
+                    if think:
+                        await asyncio.sleep(random.uniform(0, 2 * think))
+                    sent[(room, round_, seat)] = time.perf_counter()
+                    if TRACE and path == "relay":
+                        traces[(room, round_, seat)] = {"client_sent": time.time(), "seats": []}
+                    await ws.send(json.dumps({"round": round_, "seat": seat}))
+                    if received.get(round_) != 4:
+                        await round_over.wait()
+                    if closed[0]:
+                        raise RuntimeError(f"an echo socket of room {room} was closed during the phase")
+            finally:
+                reader.cancel()
+                if pinging is not None:
+                    pinging.cancel()
 
     await asyncio.gather(*(one(room, seat) for room in range(clients // 4) for seat in range(4)))
     elapsed = time.perf_counter() - started[0]
@@ -529,18 +531,19 @@ class Room:
             self.stage.seated()
             await self.stage.all_seated.wait()
             pinging = asyncio.create_task(pinged(ws)) if PINGS else None
-            if seat == 0:
-                if self.stagger_starts and self.think:  # a host presses Start after thinking, as players move
-                    await asyncio.sleep(random.uniform(0, 2 * self.think))
-                await ws.send(json.dumps({"type": "start", "ref": "start"}))
-            await self._play(ws, seat)
-            self.finished_seats += 1
-            if self.finished_seats == 4:
-                self.stage.room_done()
-            await self.stage.all_done.wait()
-            if pinging is not None:
-                pinging.cancel()
-
+            try:
+                if seat == 0:
+                    if self.stagger_starts and self.think:  # a host presses Start after thinking, as players move
+                        await asyncio.sleep(random.uniform(0, 2 * self.think))
+                    await ws.send(json.dumps({"type": "start", "ref": "start"}))
+                await self._play(ws, seat)
+                self.finished_seats += 1
+                if self.finished_seats == 4:
+                    self.stage.room_done()
+                await self.stage.all_done.wait()
+            finally:
+                if pinging is not None:
+                    pinging.cancel()
 
     async def _play(self, ws, seat: int):
         acted: set[tuple] = set()

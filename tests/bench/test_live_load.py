@@ -120,22 +120,25 @@ def test_postgresql_is_set_against_sqlite_and_against_sqlite_that_flushes_as_it_
     assert "ratio of ratios PostgreSQL / SQLite+flush: 1.20" in printed
 
 
-def test_with_pings_a_players_socket_pings_as_the_room_page_does(monkeypatch):
-    monkeypatch.setattr(live_load, "PING_EVERY", 0.01)
-    monkeypatch.setattr(live_load.random, "uniform", lambda low, high: high)  # the first at the end of the first
+def test_with_pings_a_socket_pings_every_15_s_the_first_at_a_random_moment(monkeypatch):
+    slept: list = []
     sent: list[str] = []
+
+    async def sleep(seconds):
+        slept.append(seconds)
 
     class Socket:
         async def send(self, text):
             sent.append(text)
+            if len(sent) == 3:
+                raise ConnectionError("closed")  # as a socket closed at the end of the phase: the loop ends
 
-    async def pinging_for(seconds: float):
-        task = asyncio.create_task(live_load.pinged(Socket()))
-        await asyncio.sleep(seconds)
-        task.cancel()
-
-    asyncio.run(pinging_for(0.1))
-    assert 3 <= len(sent) <= 10 and set(sent) == {'{"type":"ping"}'}
+    monkeypatch.setattr(live_load, "asyncio", SimpleNamespace(sleep=sleep))
+    monkeypatch.setattr(live_load.random, "uniform", lambda low, high: ("uniform", low, high))
+    with pytest.raises(ConnectionError):
+        asyncio.run(live_load.pinged(Socket()))
+    assert slept == [("uniform", 0, live_load.PING_EVERY), live_load.PING_EVERY, live_load.PING_EVERY]
+    assert sent == [live_load.PING_FRAME] * 3 and live_load.PING_EVERY == 15.0
     assert live_load.arguments().parse_args(["--pings"]).pings
 
 
