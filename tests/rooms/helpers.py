@@ -20,6 +20,7 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
 from django.db import connection, transaction
+from django.test import override_settings
 from django.utils import timezone
 
 from games import fairness, registry
@@ -73,6 +74,19 @@ def started_room(humans: int, seats: int | None = None, *, options: dict | None 
     if latest_game(code).status == Game.Status.LOBBY:  # a game that starts when full has started already
         services.start_game(room_code=code, seat=0)
     return code, tickets, latest_game(code)
+
+
+# Absent players keep their seats for an hour, so that only the table decides for them in these tests (the
+# test settings hand a seat to a bot after 1 s, which a slow start of a worker can outlast). Workers started
+# for such a test are told the same.
+LONG_GRACE = {"WICKWISE_GRACE_SECONDS": "3600"}
+
+
+def started_without_stand_ins(humans: int, seats: int | None = None):
+    """A game in play with a 15 s countdown whose absent players get no stand-in bot."""
+    long_grace = {**settings.WICKWISE, "GRACE_SECONDS": float(LONG_GRACE["WICKWISE_GRACE_SECONDS"])}
+    with override_settings(WICKWISE=long_grace):
+        return started_room(humans, seats, options={"round_seconds": 15})
 
 
 def latest_game(code: str) -> Game:

@@ -19,16 +19,18 @@ from rooms.management.commands import worker
 from rooms.models import Game, Move, Seat
 from tests.games.tiles.boards import tile
 from tests.rooms.helpers import (
+    LONG_GRACE,
     bring_deadline_forward,
     close_all,
     fresh_channel_layer,  # noqa: F401 (a fixture)
     open_socket,
     receive_until,
     started_room,
+    started_without_stand_ins,
     timers,
     wait_for,
 )
-from tests.rooms.test_worker import LONG_GRACE, started_without_stand_ins, table_moves, workers  # noqa: F401
+from tests.rooms.test_worker import table_moves, workers  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)
 db = database_sync_to_async  # one thread for all: what runs alongside goes through asyncio.to_thread

@@ -8,32 +8,27 @@ import time
 from datetime import timedelta
 
 import pytest
-from django.conf import settings
 from django.db import connection
-from django.test import override_settings
 from django.utils import timezone
 
 from games.candles import engine
 from rooms import live, move_queue, services
 from rooms.models import Game, Move, Seat
 from tests.rooms.helpers import (
+    LONG_GRACE,
     Workers,
     bring_deadline_forward,
     candle_for,
     countdown_after_the_last_reveal,
     play_pending,
     started_room,
+    started_without_stand_ins,
     timers,
     wait_for,
     what_moves_change,
 )
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
-
-# Absent players keep their seats for an hour, so that only the table decides for them in these tests
-# (the test settings hand a seat to a bot after 1 s). The workers are told the same.
-LONG_GRACE = {"WICKWISE_GRACE_SECONDS": "3600"}
-
 
 @pytest.fixture
 def workers(transactional_db):
@@ -42,13 +37,6 @@ def workers(transactional_db):
     logs = pool.log_text()
     pool.stop_all()
     assert "Traceback" not in logs, logs
-
-
-def started_without_stand_ins(humans: int, seats: int | None = None):
-    """A game in play with a 15 s countdown whose absent players get no stand-in bot."""
-    long_grace = {**settings.WICKWISE, "GRACE_SECONDS": float(LONG_GRACE["WICKWISE_GRACE_SECONDS"])}
-    with override_settings(WICKWISE=long_grace):
-        return started_room(humans, seats, options={"round_seconds": 15})
 
 
 def moves_of(game: Game) -> list[tuple[int, int, str]]:
