@@ -126,6 +126,13 @@ PINGS = "--pings" in sys.argv  # the same
 PING_EVERY = 15.0  # seconds, as the room page pings (static/js/room/socket.js, PING_EVERY_MS)
 PING_FRAME = '{"type":"ping"}'  # as the page sends it; bench/echo.py's PING, which its room echo answers
 PONGS: list[int] = [0]  # the games' pongs received, with --pings
+# Seats a stand-in bot took during play: (room, seat). A socket that never pings lapses from the site's presence
+# after its lifetime (45 s), as a page gone quiet does; the worker's index rebuilt (every minute) then gives the seat
+# a grace period, and after it a bot, whose turns hold the worker's writer while the client's moves answer rounds
+# the bot played (refused as stale_seq).
+STOOD_IN: set[tuple[str, int]] = set()
+STAND_IN_ADVICE = ("their sockets sent no ping for the site's presence lifetime; a phase that long needs --pings, "
+                   "as the room page pings")
 SAMPLE = "--sample-worker" in sys.argv  # the same
 GRACE_SECONDS = 20.0  # the site's grace period for a seat whose socket left: the wait after a games phase outlasts it
 TRACED: list[dict] = []  # with --trace: each move's stamps, from the client's send to the last seat's receipt
@@ -546,8 +553,15 @@ class Room:
                     pinging.cancel()
 
     async def _play(self, ws, seat: int):
-        acted: set[tuple] = set()
         thinking: set[asyncio.Task] = set()  # kept referenced until done
+        try:
+            await self._play_until_done(ws, seat, thinking)
+        finally:  # a move still being thought about when the seat's last game ended is never sent
+            for task in thinking:
+                task.cancel()
+
+    async def _play_until_done(self, ws, seat: int, thinking: set[asyncio.Task]):
+        acted: set[tuple] = set()
         finished_games = 0
         async for raw in ws:
             now = time.perf_counter()
@@ -569,6 +583,7 @@ class Room:
             if kind == "pong":
                 PONGS[0] += 1
                 continue
+            self._note_stand_ins(message.get("room"))
             if kind not in ("snapshot", "update") or message.get("game") is None:
                 continue
             game, view = message["game"], message["view"]
@@ -602,6 +617,14 @@ class Room:
                 task.add_done_callback(thinking.discard)
             else:
                 await self._move(ws, seat, view["round"], game["number"], move)
+
+    def _note_stand_ins(self, room: dict | None):
+        """Counted once a seat, as an error: a seat played by a bot is not a player's, and the run's figures
+        are not play."""
+        for entry in (room or {}).get("seats", ()):
+            if entry.get("stand_in") and (self.code, entry["index"]) not in STOOD_IN:
+                STOOD_IN.add((self.code, entry["index"]))
+                ERRORS["stood_in"] = ERRORS.get("stood_in", 0) + 1
 
     async def _move_later(self, ws, seat: int, round_: int, number: int, move: dict):
         await asyncio.sleep(random.uniform(0, 2 * self.think))
@@ -1088,7 +1111,9 @@ def arguments() -> argparse.ArgumentParser:
                              "phase: print where its CPU went (bench/stacks_report.py)")
     parser.add_argument("--pings", action="store_true",
                         help="every socket pings every 15 s, as the room page does: the site answers the players', "
-                             "the echo's consumer sends a bare frame back; the games' pongs are counted")
+                             "the echo's consumer sends a bare frame back; the games' pongs are counted. Without it, a "
+                             "socket lapses from the site's presence after 45 s and its seat goes to a bot (counted "
+                             "as the error stood_in): a games phase longer than that needs it")
     parser.add_argument("--trace", action="store_true",
                         help="the server stamps each move's stages (rooms/trace.py): print where the slowest "
                              "moves' time went, and log pauses to var/bench/server.log")
@@ -1212,6 +1237,8 @@ def main() -> int:
     if REFUSALS:
         refused = sorted(REFUSALS.items())
         print(f"  refused, by request: {', '.join(f'{kind} {code} {count}' for (kind, code), count in refused)}")
+    if STOOD_IN:
+        print(f"  {len(STOOD_IN)} seats were played by a stand-in bot: {STAND_IN_ADVICE}")
     if SAMPLE:
         print_worker_stacks(server, pairs)
     return 0

@@ -4,6 +4,7 @@ before, and a pair has the relay through the worker only when asked."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from types import SimpleNamespace
 
@@ -146,3 +147,64 @@ def test_the_ping_is_the_one_the_room_echo_answers():
     from bench import echo
 
     assert live_load.PING_FRAME == echo.PING
+
+
+def test_a_seat_a_stand_in_took_is_counted_once_as_an_error(monkeypatch):
+    """A socket that never pings lapses from the site's presence, and its seat goes to a bot: the run says so
+    rather than time a bot's turns as play."""
+    monkeypatch.setattr(live_load, "ERRORS", {})
+    monkeypatch.setattr(live_load, "STOOD_IN", set())
+    room = live_load.Room(SimpleNamespace(), games=1, stage=None, think=0.0)
+    room.code = "ABCDEF"
+    seats = [{"index": 0, "stand_in": False}, {"index": 1, "stand_in": True}]
+    for _ in range(2):
+        room._note_stand_ins({"seats": seats})
+    room._note_stand_ins(None)  # a message with no room
+    assert live_load.ERRORS == {"stood_in": 1}
+    assert sorted(live_load.STOOD_IN) == [("ABCDEF", 1)]
+
+
+class _Socket:
+    """The messages a seat receives, then the socket closed; what it sends is kept."""
+
+    def __init__(self, messages: list[dict]):
+        self.messages = [json.dumps(message) for message in messages]
+        self.sent: list[str] = []
+
+    def __aiter__(self):
+        return self._each()
+
+    async def _each(self):
+        for raw in self.messages:
+            await asyncio.sleep(0)
+            yield raw
+
+    async def send(self, text: str):
+        self.sent.append(text)
+
+
+def test_a_move_still_being_thought_about_when_the_last_game_ends_is_never_sent(monkeypatch):
+    """As when a stand-in's turn ended the game: the thinking task goes with the seat's play, rather than send on
+    a socket closed meanwhile."""
+    game = {"number": 1, "status": "playing", "to_act": [0]}
+    view = {"round": 0, "hand": [3, 5], "my_pick": None}
+    socket = _Socket([{"type": "update", "seq": 4, "game": game, "view": view, "events": []},
+                      {"type": "update", "seq": 5, "game": {**game, "status": "finished", "to_act": []},
+                       "view": view, "events": []}])
+    monkeypatch.setattr(live_load.random, "uniform", lambda low, high: 60.0)  # thinks for a minute
+    room = live_load.Room(SimpleNamespace(), games=1, stage=None, think=3.0)
+    room.code = "ABCDEF"
+
+    thinking: list[asyncio.Task] = []
+
+    async def play():
+        play = asyncio.create_task(room._play(socket, 0))
+        while not thinking:  # the move being thought about, once the first update has been read
+            await asyncio.sleep(0)
+            thinking.extend(task for task in asyncio.all_tasks() if "_move_later" in repr(task.get_coro()))
+        await play
+        await asyncio.sleep(0)  # a cancelled task's last step
+        return thinking[0].cancelled()  # before asyncio.run cancels whatever is left
+
+    assert asyncio.run(play())
+    assert socket.sent == []
