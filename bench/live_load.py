@@ -1,15 +1,16 @@
 """Live-play load: many WebSocket clients in rooms of four playing candles on one daphne and one worker.
 
     python bench/live_load.py --clients 200 [--games 2] [--think 0] [--pairs 5] [--move-threads N] [--echo-messages 30]
-                              [--relay]
+                              [--relay] [--pings] [--bots K]
 
 Prints decisions per second, the server's CPU per move, and the time from a move being sent to every seat
 of its room receiving the update (p50, p99), next to bare Channels consumers on the same server in the
 same run:
 
 - echo to every seat: the same traffic as play with no game behind it. The same number of sockets in
-  rooms of four each send one message a round at the same pace as the players, and a bare consumer relays
-  it through the channel layer to the four sockets of its room. The target compares against this one.
+  rooms of four (with --bots, of the rooms' players alone) each send one message a round at the same pace
+  as the players, and a bare consumer relays it through the channel layer to the sockets of its room. The
+  target compares against this one.
 - relay through the worker: the same sockets and pace as the echo to every seat, but each message takes the
   move's road (bench/echo.py): daphne pushes it onto the worker's list of moves, the worker's intake takes it
   and hands it to a move thread, which publishes it to the room in the round trip a move's update goes in,
@@ -134,6 +135,9 @@ STOOD_IN: set[tuple[str, int]] = set()
 STAND_IN_ADVICE = ("their sockets sent no ping for the site's presence lifetime; a phase that long needs --pings, "
                    "as the room page pings")
 SAMPLE = "--sample-worker" in sys.argv  # the same
+SEATS = 4  # a room's seats; --bots of them are left to bots, which fill them when the host starts
+BOTS = int(sys.argv[sys.argv.index("--bots") + 1]) if "--bots" in sys.argv[:-1] else 0  # the same
+HUMANS = SEATS - BOTS  # a room's sockets, in the games and in the echo that is their baseline
 GRACE_SECONDS = 20.0  # the site's grace period for a seat whose socket left: the wait after a games phase outlasts it
 TRACED: list[dict] = []  # with --trace: each move's stamps, from the client's send to the last seat's receipt
 RELAYS_TRACED: list[dict] = []  # the same for the relay through the worker's messages
@@ -427,10 +431,10 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
                         if "trace" in message:
                             entry = traces[(room, message["round"], message["seat"])]
                             entry["seats"].append({**message["trace"], "client": time.time()})
-                            if len(entry["seats"]) == 4:
+                            if len(entry["seats"]) == HUMANS:
                                 RELAYS_TRACED.append(entry)
                         received[message["round"]] = received.get(message["round"], 0) + 1
-                        if received.get(current[0]) == 4:
+                        if received.get(current[0]) == HUMANS:
                             round_over.set()
                 finally:  # closed by the server: fail the phase rather than wait for this round for ever
                     closed[0] = True
@@ -462,11 +466,11 @@ async def room_echo_phase(server: Server, clients: int, rounds: int, think: floa
                 if pinging is not None:
                     pinging.cancel()
 
-    await asyncio.gather(*(one(room, seat) for room in range(clients // 4) for seat in range(4)))
+    await asyncio.gather(*(one(room, seat) for room in range(clients // HUMANS) for seat in range(HUMANS)))
     elapsed = time.perf_counter() - started[0]
     if watch is not None:
         watch.window = (started[0], started[0] + elapsed)
-    return [max(seen[key]) - at for key, at in sent.items() if len(seen.get(key, ())) == 4], elapsed
+    return [max(seen[key]) - at for key, at in sent.items() if len(seen.get(key, ())) == HUMANS], elapsed
 
 
 async def pinged(ws):
@@ -485,7 +489,7 @@ class Stage:
     def __init__(self, sockets: int):
         self.unseated = sockets
         self.all_seated = asyncio.Event()
-        self.rooms_left = sockets // 4
+        self.rooms_left = sockets // HUMANS
         self.all_done = asyncio.Event()
         self.play_started = 0.0
         self.play_ended = 0.0
@@ -522,7 +526,7 @@ class Room:
         host = self.server.post("/api/rooms/", {"game": "candles", "seats": 4, "name": "host"})
         self.code = host["room"]
         self.tickets = [host] + [self.server.post(f"/api/rooms/{self.code}/join/", {"name": f"p{i}"})
-                                 for i in range(1, 4)]
+                                 for i in range(1, HUMANS)]
 
     async def play(self):
         await asyncio.gather(*(self._seat(ticket) for ticket in self.tickets))
@@ -545,7 +549,7 @@ class Room:
                     await ws.send(json.dumps({"type": "start", "ref": "start"}))
                 await self._play(ws, seat)
                 self.finished_seats += 1
-                if self.finished_seats == 4:
+                if self.finished_seats == HUMANS:
                     self.stage.room_done()
                 await self.stage.all_done.wait()
             finally:
@@ -642,12 +646,13 @@ class Room:
         entry = self.traces.get(key)
         if entry is not None:
             entry["seats"].append({**stamps, "client": time.time()})
-            if len(entry["seats"]) == 4:
+            if len(entry["seats"]) == HUMANS:
                 TRACED.append(entry)
 
     def latencies(self) -> list[float]:
-        """Move sent -> the last of the four seats received the update naming it."""
-        return [max(self.seen[key]) - sent for key, sent in self.sent.items() if len(self.seen.get(key, ())) == 4]
+        """Move sent -> the last of the room's players' sockets received the update naming it."""
+        return [max(self.seen[key]) - sent for key, sent in self.sent.items()
+                if len(self.seen.get(key, ())) == HUMANS]
 
 
 async def echo_while(server: Server, clients: int, stage: Stage) -> list[float]:
@@ -670,7 +675,7 @@ async def echo_while(server: Server, clients: int, stage: Stage) -> list[float]:
 async def game_phase(server: Server, clients: int, games: int, echo_clients: int, think: float,
                      stagger_starts: bool = False, watch: ClientWatch | None = None):
     stage = Stage(clients)
-    rooms = [Room(server, games, stage, think, stagger_starts) for _ in range(clients // 4)]
+    rooms = [Room(server, games, stage, think, stagger_starts) for _ in range(clients // HUMANS)]
     for room in rooms:
         await room.setup()
     echo_task = asyncio.create_task(echo_while(server, echo_clients, stage))
@@ -691,7 +696,7 @@ async def game_phase(server: Server, clients: int, games: int, echo_clients: int
     latencies = [value for room in rooms for value in room.latencies()]
     moves = sum(room.moves for room in rooms)
     if len(latencies) < moves:
-        print(f"  {moves - len(latencies)} moves were not seen by all four seats and are left out")
+        print(f"  {moves - len(latencies)} moves were not seen by all the room's players and are left out")
     return latencies, moves, elapsed, loaded_echo, cpu
 
 
@@ -974,10 +979,16 @@ def _pair_line(pair: Pair) -> str:
             f" p99 {percentile(echo, 0.99) * ms:5.1f} ms | ratio {pair.ratio:4.2f}{cpu}")
 
 
+def rooms_of(args) -> str:
+    """The rooms' words for the run's first line: how many, of how many players, and their bots."""
+    bots = f" and {args.bots} bots" if args.bots else ""
+    return f"{args.clients // HUMANS} rooms of {HUMANS} players{bots}"
+
+
 def _print_comparison(databases: list[str], results: list[ComparedPair], args, threads: dict[str, str]) -> None:
     ms = 1000.0
     pace = f"thinking 0-{2 * args.think:g} s before each move" if args.think else "acting at once"
-    print(f"live play, databases compared in one run: {args.clients} clients in {args.clients // 4} rooms of four, "
+    print(f"live play, databases compared in one run: {args.clients} clients in {rooms_of(args)}, "
           f"{args.games} games each, {pace}, one daphne + one worker a database "
           f"({'; '.join(f'{DATABASE_NAMES[name]} {threads[name]}' for name in databases)}); {args.pairs} pairs a "
           f"database, alternating")
@@ -1109,6 +1120,9 @@ def arguments() -> argparse.ArgumentParser:
     parser.add_argument("--sample-worker", action="store_true",
                         help="the worker samples its threads' stacks and CPU (rooms/sampler.py) during each games "
                              "phase: print where its CPU went (bench/stacks_report.py)")
+    parser.add_argument("--bots", type=int, default=0, choices=range(SEATS),
+                        help="seats of each room of four left to bots (filled when the host starts, as on the site): "
+                             "--clients counts the players' sockets, and the echo's rooms are as many sockets")
     parser.add_argument("--pings", action="store_true",
                         help="every socket pings every 15 s, as the room page does: the site answers the players', "
                              "the echo's consumer sends a bare frame back; the games' pongs are counted. Without it, a "
@@ -1123,8 +1137,8 @@ def arguments() -> argparse.ArgumentParser:
 def main() -> int:
     parser = arguments()
     args = parser.parse_args()
-    if args.clients < 4 or args.clients % 4:
-        parser.error("--clients must be a multiple of 4")
+    if args.clients < HUMANS or args.clients % HUMANS:
+        parser.error(f"--clients must be a multiple of {HUMANS}, the players of a room")
     if args.databases:
         return compare_databases(args)
     if args.against_fresh:
@@ -1153,7 +1167,7 @@ def main() -> int:
     ms = 1000.0
     database = "PostgreSQL" if server.env["DATABASE_URL"].startswith("postgres") else "SQLite"
     pace = f"thinking 0-{2 * args.think:g} s before each move" if args.think else "acting at once"
-    print(f"live play: {args.clients} clients in {args.clients // 4} rooms of four, {args.games} games each, "
+    print(f"live play: {args.clients} clients in {rooms_of(args)}, {args.games} games each, "
           f"{pace}, one daphne (on {chosen_event_loop(server.env)}) + one worker ({server.move_threads()}), "
           f"{database}; {args.pairs} pairs of (echo to every seat, "
           f"{'relay through the worker, ' if args.relay else ''}games)")
