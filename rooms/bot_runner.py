@@ -5,7 +5,14 @@ time), shown by the worker before it plays the action.
 A game whose bots search against the clock gets its time limit from the settings
 (WICKWISE["BOT_TIME_LIMITS"]), passed in, so that the bot modules stay free of Django. Those searches run
 in a small pool of processes of their own (WICKWISE["BOT_PROCESSES"]; 0: in the caller): a search in
-Python holds the GIL, and the worker's countdowns and other bot turns must not wait on it."""
+Python holds the GIL, and the worker's countdowns and other bot turns must not wait on it.
+
+So do the decisions of a game whose bots decide at once but at length (WICKWISE["BOT_DECISIONS_IN_PROCESSES"]:
+a strong candles decision is some 20 ms of Python), in a pool of as many processes beside the searches', so
+that a search never holds them up. In the worker's threads, a site's bots took the GIL from the intake that
+plays the players' moves: with a bot beside each player, a player's move waited 250 ms at the median and
+12 s at the p99 (docs/benchmarks.md). The others (trails, pots: well under a millisecond) decide in the
+caller, where a process's round trip would cost more than the decision."""
 
 from __future__ import annotations
 
@@ -17,7 +24,8 @@ from importlib import import_module
 
 from django.conf import settings
 
-_pool: ProcessPoolExecutor | None = None
+SEARCHES, DECISIONS = "searches", "decisions"  # the two pools
+_pools: dict[str, ProcessPoolExecutor] = {}
 _pool_lock = threading.Lock()
 
 
@@ -33,33 +41,63 @@ def decide(module: str, view: dict, level: str, limit: float | None) -> dict:
     return chooser.choose(view, level, time_limit=limit)
 
 
-def _search_pool() -> ProcessPoolExecutor:
-    """Started at the first search (spawned: a forked child would inherit the worker's threads and sockets)."""
-    global _pool
+def _pool(kind: str) -> ProcessPoolExecutor:
+    """Started at its first use (spawned: a forked child would inherit the worker's threads and sockets)."""
     with _pool_lock:
-        if _pool is None:
-            _pool = ProcessPoolExecutor(max_workers=settings.WICKWISE["BOT_PROCESSES"],
-                                        mp_context=multiprocessing.get_context("spawn"))
-        return _pool
+        pool = _pools.get(kind)
+        if pool is None:
+            pool = _pools[kind] = ProcessPoolExecutor(max_workers=settings.WICKWISE["BOT_PROCESSES"],
+                                                      mp_context=multiprocessing.get_context("spawn"))
+        return pool
 
 
-def shut_down() -> None:
-    global _pool
+def shut_down(kind: str | None = None) -> None:
+    """Both pools, or the one named."""
     with _pool_lock:
-        pool, _pool = _pool, None
-    if pool is not None:
+        pools = [_pools.pop(name) for name in list(_pools) if kind in (None, name)]
+    for pool in pools:
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+def pool_for(game: str) -> str | None:
+    """Which pool decides for `game`'s bots, or None: in the caller."""
+    if settings.WICKWISE.get("BOT_PROCESSES", 0) <= 0:
+        return None
+    if game in settings.WICKWISE.get("BOT_TIME_LIMITS", {}):
+        return SEARCHES
+    if game in settings.WICKWISE.get("BOT_DECISIONS_IN_PROCESSES", ()):
+        return DECISIONS
+    return None
+
+
+def _load(modules: list[str]) -> None:
+    for module in modules:
+        import_module(module)
+
+
+def warm_up(games) -> None:
+    """Start each pool some of `games` decide in, its processes loading their bot modules, without waiting: the
+    first bot turn after the worker starts should not wait for a process to start and import its bot (a second
+    or so)."""
+    by_pool: dict[str, list[str]] = {}
+    for game in games:
+        kind = pool_for(game)
+        if kind is not None:
+            by_pool.setdefault(kind, []).append(module_name(game))
+    for kind, modules in by_pool.items():
+        _pool(kind).submit(_load, modules)
 
 
 def choose(game: str, view: dict, level: str) -> dict:
     module = module_name(game)
     limit = settings.WICKWISE.get("BOT_TIME_LIMITS", {}).get(game)
-    if limit is None or settings.WICKWISE.get("BOT_PROCESSES", 0) <= 0:
+    kind = pool_for(game)
+    if kind is None:
         return decide(module, view, level, limit)
     try:
-        return _search_pool().submit(decide, module, view, level, limit).result()
-    except BrokenProcessPool:  # a child died (killed, out of memory): a fresh pool for the next search
-        shut_down()
+        return _pool(kind).submit(decide, module, view, level, limit).result()
+    except BrokenProcessPool:  # a child died (killed, out of memory): a fresh pool for the next decision
+        shut_down(kind)
         raise
 
 

@@ -205,6 +205,10 @@ WICKWISE = {
     "BOT_TIME_LIMITS": {"tiles": float(os.environ.get("WICKWISE_TILES_AI_SECONDS", "2"))},
     # Those searches run in this many worker processes of their own (the GIL would stall timers otherwise).
     "BOT_PROCESSES": int(os.environ.get("WICKWISE_BOT_PROCESSES", "1")),
+    # Games whose bots decide at once but at length: in as many processes again, beside the searches' (the GIL
+    # would stall the players' moves otherwise: rooms/bot_runner.py).
+    "BOT_DECISIONS_IN_PROCESSES": tuple(
+        game for game in os.environ.get("WICKWISE_BOT_DECISIONS_IN_PROCESSES", "candles").split(",") if game),
     # A bot that offers steps (bots/<game>.py's steps) shows its play as drafts this far apart.
     "BOT_STEP_SECONDS": float(os.environ.get("WICKWISE_BOT_STEP_SECONDS", "0.3")),
     # The module that plays each game, when not bots.<game> ("game=module,..."): tests put slow bots here.

@@ -208,3 +208,18 @@ def test_a_move_still_being_thought_about_when_the_last_game_ends_is_never_sent(
 
     assert asyncio.run(play())
     assert socket.sent == []
+
+
+def test_bots_take_seats_of_each_room_and_the_players_alone_are_measured(monkeypatch):
+    """--bots is read before the server starts (as --trace is), and a room then holds that many players'
+    sockets fewer; a room cannot be all bots."""
+    assert live_load.arguments().parse_args(["--bots", "2"]).bots == 2
+    with pytest.raises(SystemExit):
+        live_load.arguments().parse_args(["--bots", "4"])
+    monkeypatch.setattr(live_load, "HUMANS", 2)
+    args = live_load.arguments().parse_args(["--clients", "200", "--bots", "2"])
+    assert live_load.rooms_of(args) == "100 rooms of 2 players and 2 bots"
+    room = live_load.Room(SimpleNamespace(), games=1, stage=None, think=0.0)
+    room.sent = {(1, 0, 0): 0.0, (1, 1, 0): 0.0}
+    room.seen = {(1, 0, 0): [0.003, 0.005], (1, 1, 0): [0.004]}  # the second not yet seen by both players
+    assert room.latencies() == [0.005]

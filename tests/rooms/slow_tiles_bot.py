@@ -15,10 +15,15 @@ SPIN_SECONDS = 3.0
 def choose(view: dict, level: str = "basic", time_limit: float = tiles.STRONG_TIME_LIMIT) -> dict:
     if os.environ.get("SLOW_BOT_PID_FILE"):  # where the search ran: the test checks it was not the worker
         Path(os.environ["SLOW_BOT_PID_FILE"]).write_text(str(os.getpid()))
-    until = time.perf_counter() + SPIN_SECONDS
+    spin(SPIN_SECONDS)
+    return tiles.choose(view, level, time_limit=time_limit)
+
+
+def spin(seconds: float) -> None:
+    """The CPU busy for `seconds`, holding this process's GIL."""
+    until = time.perf_counter() + seconds
     while time.perf_counter() < until:
         pass
-    return tiles.choose(view, level, time_limit=time_limit)
 
 
 steps = tiles.steps

@@ -1,0 +1,65 @@
+"""Where bots decide: a searching game's bots (tiles) and a game whose bots decide at length (candles) in pools
+of processes of their own, so that neither holds the GIL of the worker that plays the players' moves, and a
+search never holds up a candles decision; the quick ones (trails, pots) in the caller."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+
+import pytest
+
+from games.candles import engine
+from games.fairness import Rng
+from rooms import bot_runner
+from tests.rooms import slow_tiles_bot
+
+SEED = "ab" * 32
+
+
+@pytest.fixture
+def pools(settings):
+    settings.WICKWISE = {**settings.WICKWISE, "BOT_PROCESSES": 1, "BOT_DECISIONS_IN_PROCESSES": ("candles",),
+                         "BOT_TIME_LIMITS": {"tiles": 0.5}}
+    yield settings
+    bot_runner.shut_down()
+
+
+def candles_view() -> dict:
+    return engine.view(engine.setup(4, {}, Rng(SEED, "test")), 1)
+
+
+def test_without_processes_every_bot_decides_in_the_caller(settings):
+    settings.WICKWISE = {**settings.WICKWISE, "BOT_PROCESSES": 0}
+    assert {game: bot_runner.pool_for(game) for game in settings.WICKWISE_GAMES} == dict.fromkeys(
+        settings.WICKWISE_GAMES)
+
+
+def test_searches_and_long_decisions_have_pools_of_their_own(pools):
+    assert {game: bot_runner.pool_for(game) for game in pools.WICKWISE_GAMES} == {
+        "tiles": bot_runner.SEARCHES, "candles": bot_runner.DECISIONS, "trails": None, "pots": None}
+
+
+def test_a_candles_decision_is_made_in_another_process_while_a_search_goes_on(pools):
+    pools.WICKWISE = {**pools.WICKWISE, "BOT_MODULES": {"candles": "tests.rooms.pid_candles_bot"}}
+    bot_runner.warm_up(["candles", "tiles"])
+    bot_runner._pool(bot_runner.DECISIONS).submit(bot_runner._load, []).result()  # started and ready
+    # A tiles search spins its process for seconds, holding its GIL: it is still spinning when the candles
+    # decision is asked for.
+    search = threading.Thread(target=lambda: _search_quietly(), daemon=True)
+    search.start()
+    time.sleep(0.2)
+    asked = time.monotonic()
+    decision = bot_runner.choose("candles", candles_view(), "strong")
+    took = time.monotonic() - asked
+    assert decision["decided_in"] != os.getpid()
+    assert decision["candle"] == min(candles_view()["hand"])
+    assert took < 1.5, f"the candles decision waited {took:.2f} s behind the search"
+    assert search.is_alive(), "the search should still be spinning"
+
+
+def _search_quietly() -> None:
+    with contextlib.suppress(Exception):  # the pool shut down at the end of the test
+        bot_runner._pool(bot_runner.SEARCHES).submit(slow_tiles_bot.spin, 3.0).result()
