@@ -16,6 +16,7 @@ caller, where a process's round trip would cost more than the decision."""
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import threading
 from concurrent.futures import ProcessPoolExecutor
@@ -23,6 +24,8 @@ from concurrent.futures.process import BrokenProcessPool
 from importlib import import_module
 
 from django.conf import settings
+
+log = logging.getLogger(__name__)
 
 SEARCHES, DECISIONS = "searches", "decisions"  # the two pools
 _pools: dict[str, ProcessPoolExecutor] = {}
@@ -51,12 +54,21 @@ def _pool(kind: str) -> ProcessPoolExecutor:
         return pool
 
 
-def shut_down(kind: str | None = None) -> None:
-    """Both pools, or the one named."""
+def shut_down() -> None:
     with _pool_lock:
-        pools = [_pools.pop(name) for name in list(_pools) if kind in (None, name)]
+        pools = list(_pools.values())
+        _pools.clear()
     for pool in pools:
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _drop(kind: str, broken: ProcessPoolExecutor) -> None:
+    """A pool whose child died (killed, out of memory): the next decision starts a fresh one. Only that pool:
+    another thread that met the same broken pool may have started its successor already."""
+    with _pool_lock:
+        if _pools.get(kind) is broken:
+            del _pools[kind]
+    broken.shutdown(wait=False, cancel_futures=True)
 
 
 def pool_for(game: str) -> str | None:
@@ -85,7 +97,12 @@ def warm_up(games) -> None:
         if kind is not None:
             by_pool.setdefault(kind, []).append(module_name(game))
     for kind, modules in by_pool.items():
-        _pool(kind).submit(_load, modules)
+        _pool(kind).submit(_load, modules).add_done_callback(_log_failed_start)
+
+
+def _log_failed_start(loaded) -> None:
+    if loaded.exception() is not None:  # the first decision will meet it too, and start a fresh pool
+        log.warning("a bot pool's process failed to start: %r", loaded.exception())
 
 
 def choose(game: str, view: dict, level: str) -> dict:
@@ -94,10 +111,11 @@ def choose(game: str, view: dict, level: str) -> dict:
     kind = pool_for(game)
     if kind is None:
         return decide(module, view, level, limit)
+    pool = _pool(kind)
     try:
-        return _pool(kind).submit(decide, module, view, level, limit).result()
-    except BrokenProcessPool:  # a child died (killed, out of memory): a fresh pool for the next decision
-        shut_down(kind)
+        return pool.submit(decide, module, view, level, limit).result()
+    except BrokenProcessPool:
+        _drop(kind, pool)
         raise
 
 

@@ -8,6 +8,8 @@ import contextlib
 import os
 import threading
 import time
+from concurrent.futures.process import BrokenProcessPool
+from types import SimpleNamespace
 
 import pytest
 
@@ -63,3 +65,24 @@ def test_a_candles_decision_is_made_in_another_process_while_a_search_goes_on(po
 def _search_quietly() -> None:
     with contextlib.suppress(Exception):  # the pool shut down at the end of the test
         bot_runner._pool(bot_runner.SEARCHES).submit(slow_tiles_bot.spin, 3.0).result()
+
+
+def test_a_pool_whose_process_died_is_started_afresh_for_the_next_decision(pools):
+    view = candles_view()
+    assert bot_runner.choose("candles", view, "strong")["type"] == "play"
+    broken = bot_runner._pools[bot_runner.DECISIONS]
+    for process in list(broken._processes.values()):  # killed, as by the out-of-memory killer
+        process.kill()
+        process.join()
+    with pytest.raises(BrokenProcessPool):
+        bot_runner.choose("candles", view, "strong")
+    assert bot_runner.choose("candles", view, "strong")["type"] == "play"
+    assert bot_runner._pools[bot_runner.DECISIONS] is not broken
+
+
+def test_a_broken_pool_never_takes_its_successor_with_it(monkeypatch):
+    """Two bot threads met the same broken pool; the first started a fresh one before the second dropped it."""
+    successor = SimpleNamespace()
+    monkeypatch.setattr(bot_runner, "_pools", {bot_runner.DECISIONS: successor})
+    bot_runner._drop(bot_runner.DECISIONS, SimpleNamespace(shutdown=lambda **_options: None))
+    assert bot_runner._pools == {bot_runner.DECISIONS: successor}

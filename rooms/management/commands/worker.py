@@ -95,10 +95,10 @@ class Command(BaseCommand):
         # Moves have threads of their own: a player's move does not queue behind bots' turns. How many, unless
         # told, depends on the database (move_queue.default_move_threads).
         moves = None if once else move_queue.MovePlayer(threads=move_threads).start()
+        if not once:  # the bots' processes started now, not at the first bot turn
+            bot_runner.warm_up(settings.WICKWISE_GAMES)
         # Bot turns have threads of their own too: a bot searching (in a process of its own, bot_runner) or
         # showing its play tile by tile waits there, never in front of a countdown or a grace period.
-        if not once:
-            bot_runner.warm_up(settings.WICKWISE_GAMES)
         bots = ThreadPoolExecutor(max_workers=bot_threads, thread_name_prefix="bot")
         with bots, ThreadPoolExecutor(max_workers=threads, thread_name_prefix="timer") as pool:
             while not stop.is_set():
