@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from importlib import import_module
@@ -28,6 +30,7 @@ from django.conf import settings
 log = logging.getLogger(__name__)
 
 SEARCHES, DECISIONS = "searches", "decisions"  # the two pools
+PARENT_LOOK_EVERY = 1.0  # seconds: how soon a pool's process notices its worker has gone
 _pools: dict[str, ProcessPoolExecutor] = {}
 _pool_lock = threading.Lock()
 
@@ -49,9 +52,23 @@ def _pool(kind: str) -> ProcessPoolExecutor:
     with _pool_lock:
         pool = _pools.get(kind)
         if pool is None:
-            pool = _pools[kind] = ProcessPoolExecutor(max_workers=settings.WICKWISE["BOT_PROCESSES"],
-                                                      mp_context=multiprocessing.get_context("spawn"))
+            pool = _pools[kind] = ProcessPoolExecutor(
+                max_workers=settings.WICKWISE["BOT_PROCESSES"], mp_context=multiprocessing.get_context("spawn"),
+                initializer=_exit_with_parent, initargs=(os.getpid(),))
         return pool
+
+
+def _exit_with_parent(parent: int) -> None:
+    """In a pool's process: exit once the process that started it is gone. A worker killed outright (kill -9,
+    the out-of-memory killer) never shuts its pools down, and their processes would otherwise live on, idle,
+    one more set at every restart."""
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(PARENT_LOOK_EVERY)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def shut_down() -> None:

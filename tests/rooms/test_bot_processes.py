@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
 import threading
 import time
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -17,6 +19,7 @@ from games.candles import engine
 from games.fairness import Rng
 from rooms import bot_runner
 from tests.rooms import slow_tiles_bot
+from tests.rooms.helpers import Workers, wait_for
 
 SEED = "ab" * 32
 
@@ -86,3 +89,35 @@ def test_a_broken_pool_never_takes_its_successor_with_it(monkeypatch):
     monkeypatch.setattr(bot_runner, "_pools", {bot_runner.DECISIONS: successor})
     bot_runner._drop(bot_runner.DECISIONS, SimpleNamespace(shutdown=lambda **_options: None))
     assert bot_runner._pools == {bot_runner.DECISIONS: successor}
+
+
+def _children(pid: int) -> list[int]:
+    found = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(line) for line in found.split()]
+
+
+def _running(pid: int) -> bool:
+    """Neither gone nor a zombie waiting for whoever adopted it to reap it."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.live
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_killed_outright_leaves_no_bot_process_behind():
+    """kill -9 reaches no shutdown: each pool's process sees its worker gone and exits by itself."""
+    workers = Workers()
+    try:
+        worker = workers.start(WICKWISE_BOT_PROCESSES="1")
+        # Both pools' processes, and multiprocessing's resource tracker.
+        children = wait_for(lambda: _children(worker.pid) if len(_children(worker.pid)) >= 3 else None,
+                            what="the bot pools' processes")
+        worker.kill()
+        worker.wait()
+        wait_for(lambda: not any(_running(pid) for pid in children), what="the pools' processes to exit",
+                 timeout=10.0)
+    finally:
+        workers.stop_all()
