@@ -53,7 +53,7 @@ def test_a_candles_decision_is_made_in_another_process_while_a_search_goes_on(po
     bot_runner._pool(bot_runner.DECISIONS).submit(bot_runner._load, []).result()  # started and ready
     # A tiles search spins its process for seconds, holding its GIL: it is still spinning when the candles
     # decision is asked for.
-    search = threading.Thread(target=lambda: _search_quietly(), daemon=True)
+    search = threading.Thread(target=_search_quietly, daemon=True)
     search.start()
     time.sleep(0.2)
     asked = time.monotonic()
@@ -96,6 +96,10 @@ def _children(pid: int) -> list[int]:
     return [int(line) for line in found.split()]
 
 
+def _at_least(count: int, found: list[int]) -> list[int] | None:
+    return found if len(found) >= count else None
+
+
 def _running(pid: int) -> bool:
     """Neither gone nor a zombie waiting for whoever adopted it to reap it."""
     try:
@@ -113,8 +117,7 @@ def test_a_worker_killed_outright_leaves_no_bot_process_behind():
     try:
         worker = workers.start(WICKWISE_BOT_PROCESSES="1")
         # Both pools' processes, and multiprocessing's resource tracker.
-        children = wait_for(lambda: _children(worker.pid) if len(_children(worker.pid)) >= 3 else None,
-                            what="the bot pools' processes")
+        children = wait_for(lambda: _at_least(3, _children(worker.pid)), what="the bot pools' processes")
         worker.kill()
         worker.wait()
         wait_for(lambda: not any(_running(pid) for pid in children), what="the pools' processes to exit",
