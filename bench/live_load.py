@@ -127,13 +127,12 @@ PINGS = "--pings" in sys.argv  # the same
 PING_EVERY = 15.0  # seconds, as the room page pings (static/js/room/socket.js, PING_EVERY_MS)
 PING_FRAME = '{"type":"ping"}'  # as the page sends it; bench/echo.py's PING, which its room echo answers
 PONGS: list[int] = [0]  # the games' pongs received, with --pings
-# Seats a stand-in bot took during play: (room, seat). A socket that never pings lapses from the site's presence
-# after its lifetime (45 s), as a page gone quiet does; the worker's index rebuilt (every minute) then gives the seat
-# a grace period, and after it a bot, whose turns hold the worker's writer while the client's moves answer rounds
-# the bot played (refused as stale_seq).
+# Seats a stand-in bot took during play: (room, seat). The site keeps an open socket present whether it pings or
+# not (rooms/presence_keeper.py; before, a socket that never pinged lapsed after 45 s), so a seat goes to a bot
+# only when the site lost its socket past the grace period. The bot's turns then hold the worker's writer while
+# the client's moves answer rounds the bot played (refused as stale_seq).
 STOOD_IN: set[tuple[str, int]] = set()
-STAND_IN_ADVICE = ("their sockets sent no ping for the site's presence lifetime; a phase that long needs --pings, "
-                   "as the room page pings")
+STAND_IN_ADVICE = "the site lost their sockets for longer than the grace period, and bots played their turns"
 SAMPLE = "--sample-worker" in sys.argv  # the same
 SEATS = 4  # a room's seats; --bots of them are left to bots, which fill them when the host starts
 BOTS = int(sys.argv[sys.argv.index("--bots") + 1]) if "--bots" in sys.argv[:-1] else 0  # the same
@@ -1125,9 +1124,8 @@ def arguments() -> argparse.ArgumentParser:
                              "--clients counts the players' sockets, and the echo's rooms are as many sockets")
     parser.add_argument("--pings", action="store_true",
                         help="every socket pings every 15 s, as the room page does: the site answers the players', "
-                             "the echo's consumer sends a bare frame back; the games' pongs are counted. Without it, a "
-                             "socket lapses from the site's presence after 45 s and its seat goes to a bot (counted "
-                             "as the error stood_in): a games phase longer than that needs it")
+                             "the echo's consumer sends a bare frame back; the games' pongs are counted. Without it the "
+                             "sockets send nothing between moves, and the site keeps them present by itself")
     parser.add_argument("--trace", action="store_true",
                         help="the server stamps each move's stages (rooms/trace.py): print where the slowest "
                              "moves' time went, and log pauses to var/bench/server.log")

@@ -22,7 +22,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 
-from rooms import broadcast, drafts, live, move_queue, positions, services, snapshots, trace
+from rooms import broadcast, drafts, live, move_queue, positions, presence_keeper, services, snapshots, trace
 from rooms.identity import device_seats_from_scope, language_from_scope, seat_from_scope
 from rooms.models import Room
 
@@ -145,6 +145,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
     device_seats: list[int] | None = None
     passing_to: int | None = None
     seated_at = 0.0  # when this socket took its seat
+    presence_renewed_at = 0.0  # time.monotonic() of the last renewal: a ping's or the keeper's
 
     async def connect(self):
         trace.watch_loop_lag()
@@ -174,6 +175,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self.close(code=refusal)
             return
         await self.accept()
+        # Present while open, whether or not the page's pings keep time (rooms/presence_keeper.py).
+        self.presence_renewed_at = time.monotonic()
+        presence_keeper.keep(self)
         if self.device_seats is not None:
             return await self._hold_device_seats()
         await self._take_place(self.seat)
@@ -194,6 +198,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._send_snapshot()
 
     async def disconnect(self, code):
+        presence_keeper.let_go(self)
         try:
             await self._leave_the_room()
         finally:
@@ -343,13 +348,18 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def on_ping(self, message):
         """Presence and the room's stored position in one Redis round trip on this loop; the database only
         when the position changed since it was last worked out (rooms/positions.py)."""
-        seats = self.device_seats if self.device_seats is not None else [self.seat]
         position, gen, read_at = await positions.renew_and_read(
             move_queue.client_for_this_loop(), address=self.address, channel=self.channel_name,
-            room_code=self.room_code, seats=[seat for seat in seats if seat is not None])
+            room_code=self.room_code, seats=self.present_seats())
+        self.presence_renewed_at = time.monotonic()
         if position is None:
             position = await _reading(positions.worked_out)(self.room_code, gen, read_at)
         await self.send(text_data=positions.pong(position))
+
+    def present_seats(self) -> list[int]:
+        """The seats this socket keeps present: its own, or a same-device room's every seat."""
+        seats = self.device_seats if self.device_seats is not None else [self.seat]
+        return [seat for seat in seats if seat is not None]
 
     async def on_sync(self, message):
         await self._send_snapshot()

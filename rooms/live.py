@@ -536,5 +536,16 @@ def queue_still_open(pipe, address: str, channel: str, room_code: str, seats: li
         _queue_presence(pipe, room_code, seat, channel, now)
 
 
+def queue_kept_open(pipe, address: str, channel: str, room_code: str, seats: list[int]) -> None:
+    """Queue on `pipe` what a ping renews, for what is still there only (rooms/presence_keeper.py): a
+    socket's address count and its seats' presence, each renewed if present and never put back."""
+    now, ttl = time.time(), settings.WICKWISE["PRESENCE_TTL_SECONDS"]
+    pipe.zadd(_address_key(address), {channel: now + ttl}, xx=True)
+    pipe.expire(_address_key(address), int(ttl * 2))
+    for seat in seats:
+        pipe.zadd(_presence_key(room_code), {f"{seat}|{channel}": now + ttl}, xx=True)
+        pipe.expire(_presence_key(room_code), int(ttl * 2))
+
+
 def socket_gone(address: str, channel: str) -> None:
     client().zrem(_address_key(address), channel)

@@ -150,8 +150,8 @@ def test_the_ping_is_the_one_the_room_echo_answers():
 
 
 def test_a_seat_a_stand_in_took_is_counted_once_as_an_error(monkeypatch):
-    """A socket that never pings lapses from the site's presence, and its seat goes to a bot: the run says so
-    rather than time a bot's turns as play."""
+    """A seat whose socket the site lost goes to a bot after its grace period: the run says so rather than time a
+    bot's turns as play."""
     monkeypatch.setattr(live_load, "ERRORS", {})
     monkeypatch.setattr(live_load, "STOOD_IN", set())
     room = live_load.Room(SimpleNamespace(), games=1, stage=None, think=0.0)

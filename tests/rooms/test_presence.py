@@ -3,6 +3,7 @@ return; and losing Redis loses no countdown, grace period or expiry."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 import time
@@ -12,7 +13,9 @@ from unittest import mock
 import pytest
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
+from django.conf import settings
 from django.db import connection, transaction
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
 from rooms import live, services
@@ -136,6 +139,36 @@ async def test_two_tabs_on_one_seat_keep_it_connected_until_both_close():
         await close_all(second)
     assert 1 not in await db(live.connected_seats)(code)
     assert f"grace:{code}:1" in await db(timers)()
+
+
+async def test_an_open_socket_keeps_its_seat_present_without_pinging():
+    """A hidden tab's timers wake once a minute (Chrome, after five minutes hidden), longer than presence
+    lasts: daphne renews the presence of its open sockets itself, and stops once a socket closes."""
+    code, tickets, _game = await db(started_room)(2)
+    with override_settings(WICKWISE={**settings.WICKWISE, "PRESENCE_TTL_SECONDS": 1.8}):
+        socket, _ = await open_socket(code, cookie=await cookie_for(tickets[1]))
+        try:
+            await asyncio.sleep(1.8 * 3)  # three lifetimes, and not one ping
+            assert 1 in await db(live.connected_seats)(code)
+            assert f"grace:{code}:1" not in await db(timers)()
+        finally:
+            await close_all(socket)
+        assert 1 not in await db(live.connected_seats)(code)
+        await asyncio.sleep(1.8)  # a renewal after the close would put the seat back
+        assert 1 not in await db(live.connected_seats)(code)
+        assert f"grace:{code}:1" in await db(timers)()
+
+
+def test_the_keeper_renews_only_presence_that_is_still_there():
+    """Its renewal can race a socket's leaving: what left is never put back (ZADD XX)."""
+    code, _tickets = room_with(2)
+    live.presence_join(code, 0, "open-tab")
+    pipe = live.client().pipeline()
+    live.queue_kept_open(pipe, "198.51.100.7", "open-tab", code, [0])
+    live.queue_kept_open(pipe, "198.51.100.7", "closed-tab", code, [1])
+    pipe.execute()
+    assert live.connected_seats(code) == {0}
+    assert live.client().zscore(live.key("sockets", "198.51.100.7"), "closed-tab") is None
 
 
 def test_the_grace_period_hands_only_an_absent_player_to_a_bot():
