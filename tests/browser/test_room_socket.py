@@ -178,9 +178,32 @@ def test_pings_keep_presence_and_a_silent_socket_is_replaced(page):
     connected(page)
     page.clock.run_for(15_000)
     assert sent(page) == ["ping"]
-    page.clock.run_for(31_000)
-    assert page.evaluate("sockets.length") == 2, "40 s without a word: a new socket"
-    assert ["lost"] in heard(page)
+    page.clock.run_for(15_000)
+    assert sent(page) == ["ping", "ping"]
+    page.clock.run_for(15_000)
+    assert ["lost"] in heard(page), "a ping unanswered for 30 s: the socket is dead"
+    page.clock.run_for(1_000)
+    assert page.evaluate("sockets.length") == 2, "and a new one is opened"
+
+
+def test_a_hidden_tab_whose_timers_wake_once_a_minute_keeps_its_socket(page):
+    """Chrome wakes a hidden tab's repeating timers once a minute: a quiet room then says nothing between two
+    pings, and the socket is alive as long as each ping is answered."""
+    connected(page)
+    for _ in range(3):
+        page.clock.fast_forward(60_000)  # one wake-up where four pings were due
+        say(page, {"type": "pong", "position": None})
+    assert sent(page) == ["ping"] * 3
+    assert page.evaluate("sockets.length") == 1 and ["lost"] not in heard(page)
+    page.clock.fast_forward(60_000)  # this ping goes unanswered...
+    assert page.evaluate("sockets.length") == 1
+    page.evaluate("room.reconnectNow()")  # ...and the tab is looked at again a minute later
+    assert page.evaluate("sockets.length") == 1, "25 s have not passed since the ping"
+    page.clock.fast_forward(26_000)
+    page.evaluate("room.reconnectNow()")
+    assert ["lost"] in heard(page), "the page seen again finds its socket dead at once"
+    page.clock.run_for(1_000)
+    assert page.evaluate("sockets.length") == 2
 
 
 def test_a_closed_socket_reconnects_with_growing_waits_and_says_when_it_is_back(page):

@@ -6,7 +6,9 @@
 import { classifyUpdate, HeldUpdates, isBehind, positionOf, retryDelay } from "./protocol.js";
 
 export const PING_EVERY_MS = 15000;
-export const SILENCE_LIMIT_MS = 40000; // no message for this long: the socket is dead, open a new one
+// A ping answered by no message for this long: the socket is dead, open a new one. Counted from the ping, not
+// from the last message: a hidden tab's timers may wake once a minute, and a quiet room says nothing between.
+export const UNANSWERED_LIMIT_MS = 25000;
 export const SYNC_THROTTLE_MS = 1000;
 export const PONG_RECHECK_MS = 1500; // a pong ahead of us looks again after this before asking to sync
 export const REORDER_WAIT_MS = 600; // an early update waits this long for the one before it
@@ -42,7 +44,7 @@ export class RoomSocket {
     this.gone = false;
     this.attempt = 0;
     this.retryAt = 0;
-    this.lastMessageAt = 0;
+    this.unansweredSince = null; // when the oldest ping no message has followed was sent
     this.lastSyncAt = 0;
     this.timers = {};
   }
@@ -94,10 +96,10 @@ export class RoomSocket {
       return;
     }
     this.socket = socket;
-    this.lastMessageAt = this.now();
+    this.unansweredSince = null;
     socket.onmessage = (event) => {
       if (socket !== this.socket) return;
-      this.lastMessageAt = this.now();
+      this.unansweredSince = null;
       let message;
       try {
         message = JSON.parse(event.data);
@@ -148,7 +150,12 @@ export class RoomSocket {
 
   reconnectNow() {
     if (this.gone) return;
-    if (this.socket && this.socket.readyState <= OPEN) return;
+    if (this.socket && this.socket.readyState <= OPEN) {
+      // Open, as far as the page knows: a ping unanswered too long (a tab hidden meanwhile) is found now,
+      // and a ping answered says whether an update was missed.
+      if (this.socket.readyState === OPEN) this.keepAlive();
+      return;
+    }
     this.attempt = 0;
     this.connect();
   }
@@ -178,13 +185,14 @@ export class RoomSocket {
   keepAlive() {
     const socket = this.socket;
     if (!socket || socket.readyState !== OPEN) return;
-    if (this.now() - this.lastMessageAt > SILENCE_LIMIT_MS) {
+    if (this.unansweredSince !== null && this.now() - this.unansweredSince > UNANSWERED_LIMIT_MS) {
       this.drop();
       this.lost = true;
       if (this.on.lost) this.on.lost();
       this.scheduleReconnect();
       return;
     }
+    if (this.unansweredSince === null) this.unansweredSince = this.now();
     this.send({ type: "ping" });
   }
 
