@@ -25,7 +25,7 @@ from rooms import live, move_queue
 
 log = logging.getLogger("wickwise.sockets")
 
-AT_ONCE = 500  # sockets renewed in one pipeline: a reconnect storm's sockets all come due together
+AT_ONCE = 100  # sockets a pipeline: a storm's sockets come due together, and encoding a batch holds the loop
 
 
 class _Keeper:
