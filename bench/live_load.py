@@ -1124,8 +1124,8 @@ def arguments() -> argparse.ArgumentParser:
                              "--clients counts the players' sockets, and the echo's rooms are as many sockets")
     parser.add_argument("--pings", action="store_true",
                         help="every socket pings every 15 s, as the room page does: the site answers the players', "
-                             "the echo's consumer sends a bare frame back; the games' pongs are counted. Without it the "
-                             "sockets send nothing between moves, and the site keeps them present by itself")
+                             "the echo's consumer sends a bare frame back; the games' pongs are counted. Without it "
+                             "the sockets send nothing between moves, and the site keeps them present by itself")
     parser.add_argument("--trace", action="store_true",
                         help="the server stamps each move's stages (rooms/trace.py): print where the slowest "
                              "moves' time went, and log pauses to var/bench/server.log")

@@ -179,7 +179,8 @@ WICKWISE = {
     "BOT_DELAY_SECONDS": float(os.environ.get("WICKWISE_BOT_DELAY_SECONDS", "0.25")),
     "BOT_WAITS_FOR_TABLE": os.environ.get("WICKWISE_BOT_WAITS_FOR_TABLE", "true").lower() == "true",
     "ROOM_LIFETIME_DAYS": 30,
-    "PRESENCE_TTL_SECONDS": 45,
+    # A socket unrenewed this long is away (renewed by its page's pings, and by daphne while it is open).
+    "PRESENCE_TTL_SECONDS": float(os.environ.get("WICKWISE_PRESENCE_TTL_SECONDS", "45")),
     "WORKER_POLL_SECONDS": 0.05,
     "WS_MAX_MESSAGE_BYTES": 4096,
     # A frame over this closes the socket (4413). Daphne's own limit is set above it (64 KiB) so that the
