@@ -348,6 +348,11 @@ def _presence_key(room_code: str) -> str:
     return key("presence", room_code)
 
 
+def _presence_member(seat: int | None, channel: str) -> str:
+    """A socket's member in its room's presence: "SEAT|CHANNEL", or "|CHANNEL" for one watching."""
+    return f"{'' if seat is None else seat}|{channel}"
+
+
 def presence_join(room_code: str, seat: int | None, channel: str) -> None:
     pipe = client().pipeline()
     _queue_presence(pipe, room_code, seat, channel, time.time())
@@ -379,19 +384,19 @@ def seat_back(room_code: str, seat: int, channel: str, *, most_sockets: int | No
     renews a socket's presence without counting (a tab whose presence lapsed comes back on its next ping)."""
     now, ttl = time.time(), settings.WICKWISE["PRESENCE_TTL_SECONDS"]
     return bool(client().eval(
-        _SEAT_BACK, 2, _presence_key(room_code), key(TIMERS), now, f"{seat}|", f"{seat}|{channel}", now + ttl,
-        -1 if most_sockets is None else most_sockets, int(ttl * 2), f"grace:{room_code}:{seat}"))
+        _SEAT_BACK, 2, _presence_key(room_code), key(TIMERS), now, f"{seat}|", _presence_member(seat, channel),
+        now + ttl, -1 if most_sockets is None else most_sockets, int(ttl * 2), f"grace:{room_code}:{seat}"))
 
 
 def _queue_presence(pipe, room_code: str, seat: int | None, channel: str, now: float) -> None:
     """The socket present on `seat` (None: watching) until the presence lifetime from `now` lapses."""
     ttl = settings.WICKWISE["PRESENCE_TTL_SECONDS"]
-    pipe.zadd(_presence_key(room_code), {f"{'' if seat is None else seat}|{channel}": now + ttl})
+    pipe.zadd(_presence_key(room_code), {_presence_member(seat, channel): now + ttl})
     pipe.expire(_presence_key(room_code), int(ttl * 2))
 
 
 def presence_leave(room_code: str, seat: int | None, channel: str) -> None:
-    client().zrem(_presence_key(room_code), f"{'' if seat is None else seat}|{channel}")
+    client().zrem(_presence_key(room_code), _presence_member(seat, channel))
 
 
 def connected_seats(room_code: str) -> set[int]:
@@ -550,7 +555,8 @@ return #KEYS
 
 def kept_open_members(address: str, channel: str, room_code: str, seats: list[int]) -> list[tuple[str, str]]:
     """What a ping renews for a socket, as (key, member) pairs: its address count and its seats' presence."""
-    return [(_address_key(address), channel), *((_presence_key(room_code), f"{seat}|{channel}") for seat in seats)]
+    presence = _presence_key(room_code)
+    return [(_address_key(address), channel), *((presence, _presence_member(seat, channel)) for seat in seats)]
 
 
 def renew_if_there(target, members: list[tuple[str, str]]):

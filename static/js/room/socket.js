@@ -138,7 +138,6 @@ export class RoomSocket {
     this.status("waiting");
   }
 
-  /* The player asked, the network came back or the page is seen again: try at once. */
   /* Connect again now, to `url` if given (the same room, another way in). */
   restart(url) {
     if (this.gone) return;
@@ -148,6 +147,8 @@ export class RoomSocket {
     this.connect();
   }
 
+  /* The player asked, the network came back or the page is seen again: try at once, or, with a socket open
+     as far as the page knows, look at it at once. */
   reconnectNow() {
     if (this.gone) return;
     if (this.socket && this.socket.readyState <= OPEN) {
