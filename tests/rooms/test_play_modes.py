@@ -216,7 +216,9 @@ async def test_the_devices_client_seed_stands_for_every_player_on_it():
     code, device = await device_room(NAMES)
     await device.receive_json_from(timeout=WAIT_SECONDS)
     await device.send_json_to({"type": "client_seed", "value": "from-the-device", "ref": "seed"})
-    await receive_until(device, lambda m: m["type"] == "room", what="the room with the seed stored")
+    # The room's update from the device's own connect may still be on its way: wait for the seed's.
+    await receive_until(device, lambda m: m["type"] == "room" and all(s["client_seed"] for s in m["room"]["seats"]),
+                        what="the room with the seed stored")
     game = await database_sync_to_async(latest_game)(code)
     assert game.client_seeds == {"0": "from-the-device", "1": "from-the-device", "2": "from-the-device"}
     await close_all(device)
