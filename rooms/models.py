@@ -85,6 +85,10 @@ class Game(models.Model):
     # Raised by every write of the row (save() and the moves' own statements): a worker that keeps a game
     # in memory between moves writes it only where the version is still the one it read (rooms/services.py).
     version = models.PositiveIntegerField(default=0)
+    # Not stored: the seats a bot plays (its own or a stand-in's), when a worker's memory of the game knows them
+    # (a start read them under the room's lock, a remembered move with its write). A stand-in raises the
+    # version, so no memory that knew them before it is written to again (rooms/services.py).
+    seats_bots_play: frozenset[int] | None = None
     prompts = models.JSONField(default=dict)  # {"seat": seq at which its pending decision was posed}
     deadline_at = models.DateTimeField(_("decision deadline"), null=True, blank=True)
     deadline_seq = models.PositiveIntegerField(null=True, blank=True)

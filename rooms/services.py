@@ -434,12 +434,13 @@ class _MoveWhereVersion:
     psycopg's pipeline: less of the worker's CPU and the server's a move, and a shorter write
     (docs/benchmarks.md, "The remembered move's write alone").
 
-    When the move posed a decision a bot may take, the seats a bot plays are read after the write in the
-    same transaction, on the thread's own connection: BEGIN, SET LOCAL, the statement, the read and COMMIT
-    together in one pipeline, one round trip ended by its Sync. Not the Sync's implicit transaction without
-    BEGIN and COMMIT: an error at that implicit commit (a deferred constraint's) leaves psycopg 3.3 unable
-    to leave pipeline mode, and sometimes raises an IndexError with the server's error lost; an explicit
-    COMMIT reports it as the COMMIT's."""
+    When the move posed a decision a bot may take and the game in memory does not know the seats a bot plays
+    (`Game.seats_bots_play`: a start knows them, and a read here is remembered with the game), they are read
+    after the write in the same transaction, on the thread's own connection: BEGIN, SET LOCAL, the statement,
+    the read and COMMIT together in one pipeline, one round trip ended by its Sync. Not the Sync's implicit
+    transaction without BEGIN and COMMIT: an error at that implicit commit (a deferred constraint's) leaves
+    psycopg 3.3 unable to leave pipeline mode, and sometimes raises an IndexError with the server's error lost;
+    an explicit COMMIT reports it as the COMMIT's."""
 
     LOCK_TIMEOUT_MS = 100
 
@@ -473,7 +474,8 @@ class _MoveWhereVersion:
         for move in moves:
             params += self.insert.prepared(move)
         db = _db()
-        alone = _writes_alone(db, bots)
+        unread = [each for each in bots if each.covered is None]  # the game in memory knows them otherwise
+        alone = _writes_alone(db, unread)
         if alone:
             db = _statement_alone_db()
         try:
@@ -482,7 +484,10 @@ class _MoveWhereVersion:
                 if db.vendor != "postgresql" or alone:
                     cursor.execute(statement, params)
                     return cursor.rowcount == len(moves)
-                return self._run_in_pipeline(db, cursor, statement, params, len(moves), bots)
+                written = self._run_in_pipeline(db, cursor, statement, params, len(moves), unread)
+                if written and unread:  # remembered with the game, for its next moves' writes
+                    game.seats_bots_play = frozenset(unread[0].covered)
+                return written
         except OperationalError as error:  # a lock was held longer than the lock timeout
             if getattr(error.__cause__, "sqlstate", None) == _LOCK_NOT_AVAILABLE:
                 return False
@@ -902,8 +907,8 @@ def start_game(*, room_code: str, seat: int | None, mover: str | None = None,
         # The seats a bot plays are those just read under the room's lock, which a start and a stand-in
         # (fire_grace) take: no read of their own after the commit. A player back meanwhile (seat_connected)
         # makes any bot turn scheduled for their seat drop itself when it runs (play_bot_turn looks again).
-        after = _advance(game, spec, previous_to_act=[], acted=None,
-                         covered={row.index for row in seats if row.is_bot or row.stand_in})
+        game.seats_bots_play = frozenset(row.index for row in seats if row.is_bot or row.stand_in)
+        after = _advance(game, spec, previous_to_act=[], acted=None, covered=game.seats_bots_play)
         game.save()
         _touch(room)
         # Both updates from the rows as written here, not read again after the commit: the game just
@@ -949,8 +954,9 @@ def _pending(game: Game, spec) -> list[int]:
 @dataclass
 class _BotTurns:
     """The decisions a write posed, for _schedule_bots after its commit. `covered`: the seats a bot plays, if
-    the write had them at hand (a start's seats, read under the room's lock) or read them in its own
-    transaction (a remembered move's pipeline on PostgreSQL); None: they are read after the commit."""
+    the write had them at hand (a start's seats, read under the room's lock, or the game in memory's) or read
+    them in its own transaction (a remembered move's pipeline on PostgreSQL); None: they are read after the
+    commit."""
 
     game_id: int
     turns: list[tuple[int, int]]
@@ -1259,7 +1265,8 @@ def _played_in_memory(remembered: Game, *, seat: int, seq: int, action, by: str,
     game.state = state
     game.seq += 1
     game.version += 1
-    after = _advance(game, spec, previous_to_act=acting, acted=seat, events=events, posed_for_bots=posed_for_bots)
+    after = _advance(game, spec, previous_to_act=acting, acted=seat, events=events, covered=game.seats_bots_play,
+                     posed_for_bots=posed_for_bots)
     if game.is_over:  # a new game for the room: under the room's lock
         raise _NotRemembered
     move = Move(game=game, seq=game.seq, seat=seat, action=action, by=by)
@@ -1508,6 +1515,9 @@ def fire_grace(*, room_code: str, seat: int) -> bool:
             return False
         row.stand_in = True
         row.save(update_fields=["stand_in"])
+        # The version raised: a worker's memory of the game, which may know the seats a bot plays without this
+        # one, is not written to again (its next move goes the locked way, and reads them anew).
+        game.save(update_fields=["version"])
         pending = game.prompts.get(str(seat))
         game_id = game.pk
         transaction.on_commit(lambda: broadcast.room_changed(room_code))

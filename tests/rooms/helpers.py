@@ -399,13 +399,14 @@ class Workers:
 
 def remembered_writes_while(play) -> list[tuple[bool, bool]]:
     """Each remembered write (services._MOVE_WHERE_VERSION) tried while `play()` ran: whether it read the bots'
-    seats with it, and whether it wrote."""
+    seats with it (it posed a decision, and the game in memory did not know them), and whether it wrote."""
     tries: list[tuple[bool, bool]] = []
     run = services._MOVE_WHERE_VERSION.run
 
     def counted(game, moves, read_version, bots=()):
+        reads = any(each.covered is None for each in bots)
         written = run(game, moves, read_version, bots)
-        tries.append((bool(bots), written))
+        tries.append((reads, written))
         return written
 
     with mock.patch.object(services._MOVE_WHERE_VERSION, "run", counted):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from unittest import mock
 
 import pytest
 from django.conf import settings
@@ -50,6 +51,23 @@ def bot_turns(game: Game) -> set[tuple[int, int]]:
     prefix = f"bot:{game.pk}:"
     return {tuple(int(part) for part in member[len(prefix):].split(":")) for member in timers()
             if member.startswith(prefix)}
+
+
+def writes_while(play) -> list[tuple[bool, bool]]:
+    """Each remembered write tried while `play()` ran, on either database: whether the bots' seats were unknown to
+    it (so read in its pipeline on PostgreSQL, after its commit on SQLite), and whether it wrote."""
+    tries: list[tuple[bool, bool]] = []
+    write = services._written_where_version
+
+    def counted(game, moves, read_version, steps, last_looks=(), *, bots=()):
+        unknown = any(each.covered is None for each in bots)
+        written, cut_by = write(game, moves, read_version, steps, last_looks, bots=bots)
+        tries.append((unknown, bool(written)))
+        return written, cut_by
+
+    with mock.patch.object(services, "_written_where_version", counted):
+        play()
+    return tries
 
 
 def start_payload(code: str, mover: str = "s#0") -> dict:
@@ -102,6 +120,49 @@ def test_moves_that_pose_no_decision_read_no_bots_seats(reads_after_commit, toge
     assert reads_after_commit == []
 
 
+@pytest.mark.parametrize("together", [True, False], ids=["together", "one by one"])
+def test_a_game_in_memory_that_knows_the_seats_a_bot_plays_reads_them_no_more(reads_after_commit, together):
+    """The worker's start remembers the seats it read under the room's lock with its game; on PostgreSQL a read in
+    a write's pipeline is remembered too. A round's last pick then writes alone, reading no seats anywhere."""
+    code, _tickets = room_with(2, 4)  # seats 2 and 3 are bots
+    memory: dict = {}
+    move_queue.play(start_payload(code), games_in_play=memory)
+    assert memory[code].seats_bots_play == {2, 3}
+    del reads_after_commit[:]
+    for batch in "ab":
+        payloads = round_of(code, batch)
+        with CaptureQueriesContext(connection) as queries:
+            if together:
+                tries = writes_while(lambda batch=payloads: move_queue.play_together(batch, games_in_play=memory))
+            else:
+                tries = writes_while(
+                    lambda batch=payloads: [move_queue.play(payload, games_in_play=memory) for payload in batch])
+        assert tries and all(written and not reads for reads, written in tries), tries
+        assert seats_read(queries) == [] and reads_after_commit == []
+        played = game_in_play(code)
+        assert {(seat, prompt) for seat, prompt in bot_turns(played) if prompt == played.seq} == {
+            (2, played.seq), (3, played.seq)}
+    assert played.seq == 8 and memory[code].seats_bots_play == {2, 3}
+
+
+def test_a_stand_in_raises_the_games_version_so_a_memory_from_before_it_is_not_written_to(reads_after_commit):
+    """A memory that knew the seats a bot plays before a stand-in would leave its seat's decisions unscheduled:
+    the stand-in raises the version, so the next move goes the locked way and its round's bots are read anew."""
+    code, _tickets = room_with(4)
+    memory: dict = {}
+    move_queue.play(start_payload(code), games_in_play=memory)
+    assert memory[code].seats_bots_play == frozenset()
+    version = game_in_play(code).version
+    assert services.fire_grace(room_code=code, seat=3)  # nobody is connected in these tests
+    assert game_in_play(code).version == version + 1
+    tries = writes_while(lambda: [move_queue.play(payload, games_in_play=memory) for payload in round_of(code)])
+    assert tries[0] == (False, False)  # the remembered try wrote nothing; the move went the locked way
+    played = game_in_play(code)
+    assert played.seq == 4 and Move.objects.filter(game=played).count() == 4
+    assert (3, 4) in bot_turns(played)  # the stand-in's seat, read anew
+    assert memory[code].seats_bots_play == (frozenset({3}) if connection.vendor == "postgresql" else None)
+
+
 @pytest.mark.skipif("connection.vendor != 'postgresql'", reason="prepared statements are PostgreSQL's")
 def test_a_seats_read_whose_column_type_changed_sends_the_move_the_locked_way():
     """A migration elsewhere changing a column the seats read returns makes its prepared plan fail (0A000); in
@@ -117,6 +178,7 @@ def test_a_seats_read_whose_column_type_changed_sends_the_move_the_locked_way():
     params.pop("cursor_factory", None)
     params.pop("prepare_threshold", None)
     other = psycopg.connect(**params, autocommit=True)  # as another process's migration
+    memory[code].seats_bots_play = None  # forgotten, so the next round's last pick reads them in its pipeline
     try:
         other.execute('ALTER TABLE "rooms_seat" ALTER COLUMN "index" TYPE integer')
         tries = remembered_writes_while(
