@@ -398,17 +398,18 @@ class Workers:
 
 
 def remembered_writes_while(play) -> list[tuple[bool, bool]]:
-    """Each remembered write (services._MOVE_WHERE_VERSION) tried while `play()` ran: whether it read the bots'
-    seats with it (it posed a decision, and the game in memory did not know them), and whether it wrote."""
+    """Each remembered write (services._written_where_version) tried while `play()` ran, on either database:
+    whether the seats a bot plays were unknown to it (it posed a decision, and the game in memory did not know
+    them: read in its pipeline on PostgreSQL, after its commit on SQLite), and whether it wrote."""
     tries: list[tuple[bool, bool]] = []
-    run = services._MOVE_WHERE_VERSION.run
+    write = services._written_where_version
 
-    def counted(game, moves, read_version, bots=()):
-        reads = any(each.covered is None for each in bots)
-        written = run(game, moves, read_version, bots)
-        tries.append((reads, written))
-        return written
+    def counted(game, moves, read_version, steps, last_looks=(), *, bots=()):
+        unknown = any(each.covered is None for each in bots)
+        written, cut_by = write(game, moves, read_version, steps, last_looks, bots=bots)
+        tries.append((unknown, bool(written)))
+        return written, cut_by
 
-    with mock.patch.object(services._MOVE_WHERE_VERSION, "run", counted):
+    with mock.patch.object(services, "_written_where_version", counted):
         play()
     return tries

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import time
-from unittest import mock
 
 import pytest
 from django.conf import settings
@@ -51,23 +50,6 @@ def bot_turns(game: Game) -> set[tuple[int, int]]:
     prefix = f"bot:{game.pk}:"
     return {tuple(int(part) for part in member[len(prefix):].split(":")) for member in timers()
             if member.startswith(prefix)}
-
-
-def writes_while(play) -> list[tuple[bool, bool]]:
-    """Each remembered write tried while `play()` ran, on either database: whether the bots' seats were unknown to
-    it (so read in its pipeline on PostgreSQL, after its commit on SQLite), and whether it wrote."""
-    tries: list[tuple[bool, bool]] = []
-    write = services._written_where_version
-
-    def counted(game, moves, read_version, steps, last_looks=(), *, bots=()):
-        unknown = any(each.covered is None for each in bots)
-        written, cut_by = write(game, moves, read_version, steps, last_looks, bots=bots)
-        tries.append((unknown, bool(written)))
-        return written, cut_by
-
-    with mock.patch.object(services, "_written_where_version", counted):
-        play()
-    return tries
 
 
 def start_payload(code: str, mover: str = "s#0") -> dict:
@@ -133,9 +115,10 @@ def test_a_game_in_memory_that_knows_the_seats_a_bot_plays_reads_them_no_more(re
         payloads = round_of(code, batch)
         with CaptureQueriesContext(connection) as queries:
             if together:
-                tries = writes_while(lambda batch=payloads: move_queue.play_together(batch, games_in_play=memory))
+                tries = remembered_writes_while(
+                    lambda batch=payloads: move_queue.play_together(batch, games_in_play=memory))
             else:
-                tries = writes_while(
+                tries = remembered_writes_while(
                     lambda batch=payloads: [move_queue.play(payload, games_in_play=memory) for payload in batch])
         assert tries and all(written and not reads for reads, written in tries), tries
         assert seats_read(queries) == [] and reads_after_commit == []
@@ -155,7 +138,8 @@ def test_a_stand_in_raises_the_games_version_so_a_memory_from_before_it_is_not_w
     version = game_in_play(code).version
     assert services.fire_grace(room_code=code, seat=3)  # nobody is connected in these tests
     assert game_in_play(code).version == version + 1
-    tries = writes_while(lambda: [move_queue.play(payload, games_in_play=memory) for payload in round_of(code)])
+    tries = remembered_writes_while(
+        lambda: [move_queue.play(payload, games_in_play=memory) for payload in round_of(code)])
     assert tries[0] == (False, False)  # the remembered try wrote nothing; the move went the locked way
     played = game_in_play(code)
     assert played.seq == 4 and Move.objects.filter(game=played).count() == 4
