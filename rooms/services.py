@@ -659,6 +659,19 @@ _SEATS_A_BOT_PLAYS = _CompiledQuery(Seat, lambda game_id: Seat.objects.filter(ro
     _BOT_OR_STAND_IN).order_by().values_list("index"))
 
 
+# A bot's turn reads these before it decides (play_bot_turn): compiled, as the moves' reads are, they cost it
+# about a third of what the querysets did (docs/benchmarks.md).
+_GAME_BY_ID = _CompiledQuery(Game, lambda game_id: Game.objects.filter(pk=game_id))
+_BOT_SEAT = _CompiledQuery(Seat, lambda room_id, index: Seat.objects.filter(room_id=room_id).filter(index=index).filter(
+    _BOT_OR_STAND_IN).order_by().values_list("is_bot", "bot_level"))
+
+
+def _bot_seat(room_id: int, index: int) -> tuple[bool, str] | None:
+    """(is_bot, bot_level) of the seat, if a bot plays it (its own, or a stand-in); else None."""
+    rows = _BOT_SEAT.values(room_id, index)
+    return rows[0] if rows else None
+
+
 def _room_for_update(room_code: str) -> Room:
     room = _ROOM_FOR_UPDATE.first(codes.normalize(room_code))
     if room is None:
@@ -1390,19 +1403,20 @@ def play_bot_turn(*, game_id: int, seat: int, prompt: int, choose, steps=None, s
     outside the lock, and the move is dropped if the position moved on meanwhile. `steps(game, view, action)`,
     when given, returns drafts to show first, `step_seconds` apart: a pause or the decision moving on stops
     the showing, and the turn (scheduled again on resume) decides anew."""
-    game = Game.objects.select_related("room").filter(pk=game_id).first()
-    if game is None or game.room is None or game.status != Game.Status.PLAYING or game.is_paused:
+    game = _GAME_BY_ID.first(game_id)
+    if game is None or game.room_id is None or game.status != Game.Status.PLAYING or game.is_paused:
         log.info("bot turn %s/%s/%s dropped: no game in play", game_id, seat, prompt)
         return False
     if game.prompts.get(str(seat)) != prompt:
         log.info("bot turn %s/%s/%s dropped: the decision moved on", game_id, seat, prompt)
         return False
-    seat_row = game.room.seats.get(index=seat)
-    if not (seat_row.is_bot or seat_row.stand_in):
+    seat_row = _bot_seat(game.room_id, seat)
+    if seat_row is None:  # a person's seat, or no such seat
         return False
+    is_bot, bot_level = seat_row
     spec = registry.get(game.game)
     view = spec.engine.view(game.state, seat)
-    action = choose(game.game, view, seat_row.bot_level or "strong")
+    action = choose(game.game, view, bot_level or "strong")
     if steps is not None and spec.drafts:
         shown = list(steps(game.game, view, action))
         # A long play is shown faster: the whole turn must end within the worker's lease on it (10 s).
@@ -1413,14 +1427,14 @@ def play_bot_turn(*, game_id: int, seat: int, prompt: int, choose, steps=None, s
                 log.info("bot turn %s/%s/%s stopped while showing: paused or moved on", game_id, seat, prompt)
                 return False
         time.sleep(step_seconds)
-    by = Move.By.BOT if seat_row.is_bot else Move.By.STAND_IN
+    by = Move.By.BOT if is_bot else Move.By.STAND_IN
     try:
         with _writing():
-            room = _room_for_update(game.room.code)
+            room = _room_for_update(game.room_code)
             locked = _current_game(room, lock=True)
             if locked.pk != game.pk or locked.prompts.get(str(seat)) != prompt:
                 return False
-            if not room.seats.filter(index=seat).filter(_BOT_OR_STAND_IN).exists():
+            if _bot_seat(room.pk, seat) is None:
                 return False
             _apply_locked(room, locked, seat=seat, seq=locked.seq, action=action, by=by)
     except ServiceError as error:
