@@ -1398,11 +1398,17 @@ def fire_countdown(*, game_id: int, seq: int) -> int:
     return played
 
 
-def play_bot_turn(*, game_id: int, seat: int, prompt: int, choose, steps=None, step_seconds: float = 0.0) -> bool:
+def play_bot_turn(*, game_id: int, seat: int, prompt: int, choose, steps=None, step_seconds: float = 0.0,
+                  games_in_play: dict | None = None) -> bool:
     """Play a bot's (or a stand-in's) pending decision. The bot sees only its seat's view; it thinks
     outside the lock, and the move is dropped if the position moved on meanwhile. `steps(game, view, action)`,
     when given, returns drafts to show first, `step_seconds` apart: a pause or the decision moving on stops
-    the showing, and the turn (scheduled again on resume) decides anew."""
+    the showing, and the turn (scheduled again on resume) decides anew.
+
+    `games_in_play`: the worker's memory of the games its threads played last, by room code (submit_move).
+    A bot's move is then played on the game found there, as a player's is, and the game it writes is
+    remembered: a move of the locked way raises the version, so the room's next move, a player's, found its
+    memory stale, built its update for nothing and went the locked way too."""
     game = _GAME_BY_ID.first(game_id)
     if game is None or game.room_id is None or game.status != Game.Status.PLAYING or game.is_paused:
         log.info("bot turn %s/%s/%s dropped: no game in play", game_id, seat, prompt)
@@ -1428,18 +1434,53 @@ def play_bot_turn(*, game_id: int, seat: int, prompt: int, choose, steps=None, s
                 return False
         time.sleep(step_seconds)
     by = Move.By.BOT if is_bot else Move.By.STAND_IN
+    code = game.room_code
+    if games_in_play is not None:
+        played = _bot_move_remembered(games_in_play, code=code, game_id=game_id, seat=seat, prompt=prompt,
+                                      action=action, by=by)
+        if played is not None:
+            return played
     try:
         with _writing():
-            room = _room_for_update(game.room_code)
+            room = _room_for_update(code)
             locked = _current_game(room, lock=True)
             if locked.pk != game.pk or locked.prompts.get(str(seat)) != prompt:
                 return False
             if _bot_seat(room.pk, seat) is None:
                 return False
             _apply_locked(room, locked, seat=seat, seq=locked.seq, action=action, by=by)
+            if games_in_play is not None and not locked.is_over:
+                transaction.on_commit(lambda: games_in_play.__setitem__(code, locked))
     except ServiceError as error:
         log.warning("bot move for game %s seat %s refused: %s", game_id, seat, error.code)
         return False
+    return True
+
+
+def _bot_move_remembered(games_in_play: dict, *, code: str, game_id: int, seat: int, prompt: int, action,
+                         by: str) -> bool | None:
+    """A bot's move on the game the worker remembers for its room (play_bot_turn): True once written, False
+    when the seat is no longer a bot's (nothing written), None to play it the locked way (no such memory,
+    or one that cannot take it). A room's memory is used by one thread at a time: whichever of a move thread
+    and the bots' threads takes it first; the others go the locked way, and the version keeps any write on a
+    stale memory out."""
+    remembered = games_in_play.pop(code, None)
+    if remembered is None:
+        return None
+    if (remembered.pk != game_id or remembered.prompts.get(str(seat)) != prompt or remembered.is_paused
+            or _db().in_atomic_block):
+        games_in_play.setdefault(code, remembered)  # not this one's to use; a newer one set meanwhile stays
+        return None
+    # Whether the seat is still a bot's, read as the locked way reads it (its player may have come back while
+    # the bot thought): a return committed after this read lets the move land, as it may on the locked way.
+    if _bot_seat(remembered.room_id, seat) is None:
+        games_in_play.setdefault(code, remembered)
+        return False
+    try:
+        _apply_remembered(remembered, seat=seat, seq=remembered.seq, action=action, by=by, mover=None,
+                          remember=lambda played: games_in_play.__setitem__(code, played))
+    except _NotRemembered:
+        return None
     return True
 
 

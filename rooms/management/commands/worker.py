@@ -28,8 +28,9 @@ LOOK_EVERY = 0.5  # how often the worker checks that Redis still holds the index
 RETRY_EVERY = 0.5  # after a failed round (Redis down, say)
 
 
-def dispatch(member: str) -> None:
-    """Run one claimed timer. Members: turn:GAME:SEQ, bot:GAME:SEAT:PROMPT, grace:ROOM:SEAT."""
+def dispatch(member: str, games_in_play: dict | None = None) -> None:
+    """Run one claimed timer. Members: turn:GAME:SEQ, bot:GAME:SEAT:PROMPT, grace:ROOM:SEAT. `games_in_play`:
+    the memory of the worker's move threads (rooms/move_queue.py), which a bot's move plays on and keeps up."""
     kind, _, rest = member.partition(":")
     parts = rest.split(":")
     if kind == "turn":
@@ -38,6 +39,7 @@ def dispatch(member: str) -> None:
         services.play_bot_turn(
             game_id=int(parts[0]), seat=int(parts[1]), prompt=int(parts[2]), choose=bot_runner.choose,
             steps=bot_runner.steps, step_seconds=settings.WICKWISE.get("BOT_STEP_SECONDS", 0.0),
+            games_in_play=games_in_play,
         )
     elif kind == "grace":
         services.fire_grace(room_code=parts[0], seat=int(parts[1]))
@@ -45,10 +47,10 @@ def dispatch(member: str) -> None:
         log.warning("unknown timer %r dropped", member)
 
 
-def run_one(member: str, lease: str | None = None) -> None:
+def run_one(member: str, lease: str | None = None, games_in_play: dict | None = None) -> None:
     close_old_connections()
     try:
-        dispatch(member)
+        dispatch(member, games_in_play)
     except Exception:  # one bad item must not stop the worker
         log.exception("timer %s failed", member)
     finally:
@@ -95,6 +97,8 @@ class Command(BaseCommand):
         # Moves have threads of their own: a player's move does not queue behind bots' turns. How many, unless
         # told, depends on the database (move_queue.default_move_threads).
         moves = None if once else move_queue.MovePlayer(threads=move_threads).start()
+        # A bot's move is played on the game the move threads remember, and keeps it up for the room's next move.
+        memory = None if moves is None else moves.games_in_play
         if not once:  # the bots' processes started now, not at the first bot turn
             bot_runner.warm_up(settings.WICKWISE_GAMES)
         # Bot turns have threads of their own too: a bot searching (in a process of its own, bot_runner) or
@@ -119,7 +123,7 @@ class Command(BaseCommand):
                     # lease runs out, and every handler re-checks under the database lock.
                     due, lease = live.lease_due(limit=threads * 8)
                     for member in due:
-                        (bots if member.startswith("bot:") else pool).submit(run_one, member, lease)
+                        (bots if member.startswith("bot:") else pool).submit(run_one, member, lease, memory)
                     now = time.monotonic()
                     if once or now - last_expiry > EXPIRY_EVERY:
                         for code in live.claim_due(index=live.EXPIRY, limit=50):
