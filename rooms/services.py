@@ -1043,7 +1043,11 @@ def _advance(game: Game, spec, *, previous_to_act: list[int], acted: int | None,
             try:
                 live.flush()  # a move's update and timers (live.joined) leave before the bots' seats are read
             finally:
-                _schedule_bots(game_id, bot_turns, showing, covered=bots.covered)
+                read = _schedule_bots(game_id, bot_turns, showing, covered=bots.covered)
+                if read is not None and game.seats_bots_play is None:
+                    # Read after this commit: true of the game as written (a stand-in since raised its version),
+                    # so a memory of it (a locked move's, SQLite's) need not read them for its next decisions.
+                    game.seats_bots_play = frozenset(read)
 
     return after_commit
 
@@ -1055,19 +1059,21 @@ def _bot_delay(showing: float = 0.0) -> float:
 
 
 def _schedule_bots(game_id: int, turns: list[tuple[int, int]], showing: float = 0.0, *,
-                   covered: set[int] | None = None) -> None:
+                   covered: set[int] | None = None) -> set[int] | None:
     """Ask the worker to play any pending decision whose seat is a bot or covered by one: once the table
     has shown the move that posed it (`showing` seconds: a reveal, a throw, cards dealt), and a short beat
     after, so people can follow a bot's turn without waiting on it. `covered`: those seats, if the write
-    that posed the decisions had them (read in its transaction); else they are read now."""
+    that posed the decisions had them (read in its transaction); else they are read now, and returned."""
     if not turns:
-        return
+        return None
+    read = None
     if covered is None:
-        covered = {index for (index,) in _SEATS_A_BOT_PLAYS.values(game_id)}
+        covered = read = {index for (index,) in _SEATS_A_BOT_PLAYS.values(game_id)}
     delay = _bot_delay(showing)
     for seat, prompt in turns:
         if seat in covered:
             live.schedule(f"bot:{game_id}:{seat}:{prompt}", time.time() + delay)
+    return read
 
 
 def submit_move(*, room_code: str, seat: int, seq, action, by: str = Move.By.PLAYER, mover: str | None = None,

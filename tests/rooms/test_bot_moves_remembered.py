@@ -147,3 +147,28 @@ def test_the_worker_hands_its_memory_to_a_bots_turn():
     played = game_in_play(code)
     assert played.moves.get().seat == 1 and memory[code].version == played.version
 
+
+def test_the_seats_a_locked_move_reads_after_its_commit_are_remembered_with_its_game(reads_after_commit):
+    code, _tickets, game = started_room(2, 4)  # seats 2 and 3 are bots
+    assert services.play_bot_turn(game_id=game.pk, seat=2, prompt=0, choose=lowest_candle)  # the locked way
+    assert services.play_bot_turn(game_id=game.pk, seat=3, prompt=0, choose=lowest_candle)
+    services.submit_move(room_code=code, seat=0, seq=2, action=candle_for(game_in_play(code), 0))
+    memory: dict = {}
+    del reads_after_commit[:]
+    # The round's last pick, the locked way (nothing remembered): it poses the next round's decisions and reads
+    # the seats a bot plays after its commit, on either database.
+    services.submit_move(room_code=code, seat=1, seq=3, action=candle_for(game_in_play(code), 1), games_in_play=memory)
+    assert reads_after_commit == [game.pk]
+    assert memory[code].seats_bots_play == {2, 3}
+
+    # The next round, the bots' moves and the players' on that memory: its last pick reads them nowhere.
+    del reads_after_commit[:]
+    tries = []
+    for seat in (2, 3):
+        tries += remembered_writes_while(lambda seat=seat: bot_turn(code, seat, memory))
+    for seat in (0, 1):
+        tries += remembered_writes_while(
+            lambda seat=seat: move_queue.play(payload_for(code, seat, f"s#{seat}"), games_in_play=memory))
+    assert tries == [(False, True)] * 4 and reads_after_commit == []
+    assert game_in_play(code).seq == 8
+
