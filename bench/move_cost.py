@@ -2,6 +2,7 @@
 
     python bench/move_cost.py [--rooms 10] [--moves 2000] [--profile]
     python bench/move_cost.py --starts 300 [--profile]
+    python bench/move_cost.py --bots 2 [--bots-locked]
 
 Each move goes through the worker's own path (rooms.move_queue.play, with the answer-key claim, the games
 remembered by room, and the update published to Redis), between the connection's upkeep the worker runs
@@ -11,6 +12,11 @@ Rooms of four people play in turn, one seat of each room after the other, and a 
 plays again (those starts are not counted). --together queues each room's round at once and plays it as the
 worker plays a room's queued moves (one write, one commit). --locked plays every move the locked way;
 --statements lists, on PostgreSQL, what a move sends to the server.
+
+With --bots K the last K seats of each room are bots: their moves are played as the worker plays a bot's
+turn (services.play_bot_turn, handed the memory the players' moves use, a chooser that takes no time, and the
+connection's upkeep the worker runs around each timer), and the players' moves and the bots' are printed
+apart. --bots-locked plays the bots' turns without the memory, as the worker did before.
 
 Prints, in milliseconds, the median and p99 of each move's wall-clock time, of its thread's CPU time, and
 of the time it held what the next writer of the room waits on: SQLite's writer lock (one per process, for
@@ -104,13 +110,13 @@ class HeldRow:
             self.since = None
 
 
-def new_rooms(count: int, *, start: bool = True) -> list[str]:
+def new_rooms(count: int, *, start: bool = True, bots: int = 0) -> list[str]:
     from rooms import services
 
     codes = []
     for number in range(count):
         host = services.create_room(game="candles", seat_count=4, options={}, host_name=f"Host {number}")
-        for seat in range(1, 4):
+        for seat in range(1, 4 - bots):  # the seats left free get bots at the start
             services.join_room(room_code=host.room_code, name=f"Player {number}-{seat}")
         if start:
             services.start_game(room_code=host.room_code, seat=0)
@@ -138,9 +144,15 @@ def main() -> int:
                         help="play every move the locked way (no game remembered), as a move the worker forgot")
     parser.add_argument("--database-options", type=json.loads, default={},
                         help='JSON added to the database\'s OPTIONS, e.g. {"server_side_binding": true}')
+    parser.add_argument("--bots", type=int, choices=range(4), default=0,
+                        help="the last K seats of each room are bots, their turns played as the worker plays them")
+    parser.add_argument("--bots-locked", action="store_true",
+                        help="with --bots: the bots' turns without the players' memory (the locked way)")
     parser.add_argument("--statements", action="store_true",
                         help="on PostgreSQL, list what each move sent to the server, the health check included")
     args = parser.parse_args()
+    if args.bots and (args.together or args.starts):
+        parser.error("--bots plays one move at a time: not with --together or --starts")
     with started_redis(os.environ.get("REDIS_URL")) as redis_url:
         setup_django("move_cost", redis_url=redis_url)
         try:
@@ -182,11 +194,13 @@ def run(args) -> int:
         BaseDatabaseWrapper.commit = timed_commit
     if args.starts:
         return run_starts(args, held)
-    rooms = new_rooms(args.rooms)
+    rooms = new_rooms(args.rooms, bots=args.bots)
     memory: dict = {}
     wall: list[float] = []
     cpu: list[float] = []
     holds: list[float] = []
+    bot_seats = range(4 - args.bots, 4)
+    by_kind: dict[str, list[tuple[float, float, int]]] = {"player": [], "bot": []}  # (wall, CPU, statements)
     statements, counted = statement_counter()
     sent = SentCounter() if args.statements and connection.vendor == "postgresql" else None
 
@@ -200,6 +214,16 @@ def run(args) -> int:
                 live.settle()
             finally:  # as the worker's: its connection's upkeep whether or not the replies could be read
                 close_old_connections()
+
+    def play_bot(code: str, game: Game, seat: int) -> None:  # as the worker's run_one, but for its lease
+        close_old_connections()
+        try:
+            # without the memory, the call as the worker made it before it had one to give
+            given = {} if args.bots_locked else {"games_in_play": memory}
+            services.play_bot_turn(game_id=game.pk, seat=seat, prompt=game.prompts[str(seat)], choose=lowest_candle,
+                                   **given)
+        finally:
+            services.close_old_connections(renew_aging=True)
 
     def play_round(requests: list[dict]) -> None:  # as MovePlayer._play_together, but for its bookkeeping
         close_old_connections()
@@ -236,6 +260,8 @@ def run(args) -> int:
                 requests = [payload("move", code, seat, seq=game.seq,
                                     action={"type": "play", "candle": game.state["hands"][seat][0]}) for seat in seats]
                 timing = played >= warm_up
+                bot = seats[0] in bot_seats
+                statements_before = statements[0]
                 del held[:]
                 with connection.execute_wrapper(counted), connection.execute_wrapper(row):
                     if timing and profile is not None:
@@ -246,6 +272,8 @@ def run(args) -> int:
                         started, started_cpu = time.perf_counter(), time.thread_time()
                         if args.together:
                             play_round(requests)
+                        elif bot:
+                            play_bot(code, game, seats[0])
                         else:
                             play(requests[0])
                         ended, ended_cpu = time.perf_counter(), time.thread_time()
@@ -257,6 +285,9 @@ def run(args) -> int:
                         wall.append((ended - started) * 1e3 / len(requests))
                         cpu.append((ended_cpu - started_cpu) * 1e3 / len(requests))
                         holds.append(sum(held) * 1e3 / len(requests))
+                    if args.bots and timed_moves:  # the first timed move's statements are not counted (below)
+                        by_kind["bot" if bot else "player"].append(
+                            (wall[-1], cpu[-1], statements[0] - statements_before))
                     timed_moves += len(requests)
                     if timed_moves == len(requests):
                         if stacks is not None:
@@ -280,6 +311,15 @@ def run(args) -> int:
                                                                     else "game row held", holds)):
         print(f"{name:<28} {statistics.median(values):>8.3f} {percentile(values, 0.9):>8.3f} "
               f"{percentile(values, 0.99):>8.3f}")
+    if args.bots:
+        print(f"by who moved ({'bots without the memory' if args.bots_locked else 'bots on the memory'}), "
+              "ms a move, median / p90 / p99:")
+        for kind, rows in by_kind.items():
+            walls, cpus, counts = zip(*rows, strict=True)
+            print(f"  {kind:<7} {len(rows):>5} moves, {statistics.mean(counts):5.2f} SQL statements a move; wall "
+                  f"{statistics.median(walls):.3f} / {percentile(walls, 0.9):.3f} / {percentile(walls, 0.99):.3f}; "
+                  f"thread CPU {statistics.median(cpus):.3f} / {percentile(cpus, 0.9):.3f} / "
+                  f"{percentile(cpus, 0.99):.3f}")
     if sent is not None:
         moves = max(1, len(wall) - 1)
         print(f"sent to PostgreSQL a move ({sum(sent.sent.values()) / moves:.2f} in all, the health check "
@@ -291,8 +331,9 @@ def run(args) -> int:
 
 
 class BackendCPU:
-    """The CPU time (user + system) of this process's PostgreSQL backend since made, where the server runs
-    on this machine; a backend opened meanwhile counts from its start."""
+    """The CPU time (user + system) of this process's PostgreSQL backends since made, where the server runs
+    on this machine: its thread's connection and the one for the remembered moves' writes
+    (services._statement_alone_db); a backend opened meanwhile counts from its start."""
 
     def __init__(self):
         self.before: dict[int, float] = {}
@@ -303,14 +344,18 @@ class BackendCPU:
     def look(self) -> None:
         from django.db import connection
 
-        pid = connection.connection.info.backend_pid if connection.connection is not None else None
-        if pid is None:
-            return
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return
-        self.now[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        from rooms import services
+
+        writer = getattr(services._STATEMENT_ALONE, "db", None)
+        for database in (connection, writer):
+            pid = database.connection.info.backend_pid if database and database.connection is not None else None
+            if pid is None:
+                continue
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            self.now[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def cpu(self) -> float | None:
         if not self.now:
@@ -414,6 +459,11 @@ def print_profile(profile: cProfile.Profile | None, top: int) -> None:
             out = io.StringIO()
             pstats.Stats(profile, stream=out).sort_stats(order).print_stats(top)
             print(out.getvalue())
+
+
+def lowest_candle(game: str, view: dict, level: str) -> dict:
+    """A bot that takes no time to decide: what is timed is the turn's reads and writes."""
+    return {"type": "play", "candle": min(view["hand"])}
 
 
 def statement_counter():
