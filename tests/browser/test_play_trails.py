@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from games.trails.engine import LANDMARKS_TO_WIN
 from tests.browser import helpers
 from tests.browser import trails_helpers as trails
 from tests.browser.helpers import WAIT_MS
@@ -100,8 +101,10 @@ def play_a_whole_game(live_site, page, socket):
     assert len(rows) == PLAYERS
     assert [place for place, _, _ in rows] == ["1st", "2nd"]
     assert sorted(name for _, name, _ in rows) == ["Ada", "Bot 1"]
-    assert rows[0][2] == "3 landmarks"
     assert all(score.endswith(" landmarks") or score.endswith(" landmark") for _, _, score in rows)
+    # A camp claims every landmark its lanterns reach at once, so the winner has three or more, the other fewer.
+    shown = [int(score.split()[0]) for _, _, score in rows]
+    assert shown[0] >= LANDMARKS_TO_WIN > shown[1]
 
     seed = page.text_content("#end-seed").strip()
     fingerprint = page.text_content("#end-fingerprint").strip()
