@@ -114,7 +114,7 @@ def test_a_stand_ins_move_on_the_remembered_game_says_who_decided():
     assert list(Move.objects.filter(game=game).values_list("seat", "by")) == [(1, Move.By.STAND_IN)]
 
 
-def test_a_whole_game_against_a_bot_plays_on_the_memory_and_ends_as_the_locked_way_would():
+def test_a_whole_game_against_two_bots_is_written_on_the_memory_but_for_its_last_move():
     code, _tickets, game = started_room(1, 3)  # seats 1 and 2 are bots
     engine = registry.get("candles").engine
     memory = remembered(code)
