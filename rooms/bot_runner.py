@@ -12,7 +12,10 @@ a strong candles decision is some 20 ms of Python), in a pool of as many process
 that a search never holds them up. In the worker's threads, a site's bots took the GIL from the intake that
 plays the players' moves: with a bot beside each player, a player's move waited 250 ms at the median and
 12 s at the p99 (docs/benchmarks.md). The others (trails, pots: well under a millisecond) decide in the
-caller, where a process's round trip would cost more than the decision."""
+caller, where a process's round trip would cost more than the decision.
+
+Both pools' processes run below the worker's priority (WICKWISE["BOT_NICENESS"]): on a machine whose cores are
+all busy, a player's move goes first."""
 
 from __future__ import annotations
 
@@ -54,8 +57,29 @@ def _pool(kind: str) -> ProcessPoolExecutor:
         if pool is None:
             pool = _pools[kind] = ProcessPoolExecutor(
                 max_workers=settings.WICKWISE["BOT_PROCESSES"], mp_context=multiprocessing.get_context("spawn"),
-                initializer=_exit_with_parent, initargs=(os.getpid(),))
+                initializer=_start_in_pool, initargs=(os.getpid(), settings.WICKWISE.get("BOT_NICENESS", 0)))
         return pool
+
+
+def _start_in_pool(parent: int, niceness: int) -> None:
+    """In a pool's process, before its first decision: below the worker's priority, and gone with it."""
+    _lower_priority(niceness)
+    _exit_with_parent(parent)
+
+
+def _lower_priority(niceness: int) -> None:
+    """A bot's decision can wait a few milliseconds; a player's move, and the daphne, worker and database
+    processes it goes through, should not wait behind it. `niceness` above the worker's (WICKWISE["BOT_NICENESS"]):
+    when the machine's cores are all busy, the scheduler runs a process woken for a move before a bot that is
+    thinking. Candles decisions do a fixed amount of work, so they decide the same, later; a tiles search has
+    a time limit, so on a machine that busy it searches less (docs/benchmarks.md, "The bots' processes below
+    the players'")."""
+    if niceness <= 0 or not hasattr(os, "nice"):
+        return
+    try:
+        os.nice(niceness)
+    except OSError as error:  # not on every system; the pool works all the same
+        log.warning("a bot pool's process could not lower its priority: %r", error)
 
 
 def _exit_with_parent(parent: int) -> None:

@@ -206,6 +206,9 @@ WICKWISE = {
     "BOT_TIME_LIMITS": {"tiles": float(os.environ.get("WICKWISE_TILES_AI_SECONDS", "2"))},
     # Those searches run in this many worker processes of their own (the GIL would stall timers otherwise).
     "BOT_PROCESSES": int(os.environ.get("WICKWISE_BOT_PROCESSES", "1")),
+    # How far below the worker's priority those processes run (Unix niceness, 0 to 19; 0: the same): a player's
+    # move is not kept waiting for a core by a bot that is thinking (rooms/bot_runner.py).
+    "BOT_NICENESS": min(19, max(0, int(os.environ.get("WICKWISE_BOT_NICENESS", "10")))),
     # Games whose bots decide at once but at length: in as many processes again, beside the searches' (the GIL
     # would stall the players' moves otherwise: rooms/bot_runner.py).
     "BOT_DECISIONS_IN_PROCESSES": tuple(

@@ -91,6 +91,31 @@ def test_a_broken_pool_never_takes_its_successor_with_it(monkeypatch):
     assert bot_runner._pools == {bot_runner.DECISIONS: successor}
 
 
+def test_each_pools_process_decides_below_the_workers_priority(pools):
+    """A thinking bot must not keep a player's move waiting for a core: its processes yield to the worker's."""
+    pools.WICKWISE = {**pools.WICKWISE, "BOT_NICENESS": 7}
+    for kind in (bot_runner.SEARCHES, bot_runner.DECISIONS):
+        assert bot_runner._pool(kind).submit(os.nice, 0).result() == min(19, os.nice(0) + 7), kind
+
+
+def test_niceness_zero_keeps_the_workers_priority(pools):
+    pools.WICKWISE = {**pools.WICKWISE, "BOT_NICENESS": 0}
+    assert bot_runner._pool(bot_runner.DECISIONS).submit(os.nice, 0).result() == os.nice(0)
+
+
+def test_a_priority_the_system_will_not_lower_is_logged_not_raised(monkeypatch, caplog):
+    def refused(_increment):
+        raise PermissionError("not here")
+
+    monkeypatch.setattr(os, "nice", refused)
+    bot_runner._lower_priority(10)  # in a pool's process, before its first decision
+    assert "could not lower its priority" in caplog.text
+
+
+def _niceness(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
 def _children(pid: int) -> list[int]:
     found = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
     return [int(line) for line in found.split()]
@@ -118,6 +143,11 @@ def test_a_worker_killed_outright_leaves_no_bot_process_behind():
         worker = workers.start(WICKWISE_BOT_PROCESSES="1")
         # Both pools' processes, and multiprocessing's resource tracker.
         children = wait_for(lambda: _at_least(3, _children(worker.pid)), what="the bot pools' processes")
+        # The site's default: both pools' processes below the worker's priority (the resource tracker is not).
+        niceness = wait_for(lambda: _at_least(2, [pid for pid in children
+                                                  if _niceness(pid) == min(19, _niceness(worker.pid) + 10)]),
+                            what="the pools' processes to lower their priority")
+        assert len(niceness) == 2
         worker.kill()
         worker.wait()
         wait_for(lambda: not any(_running(pid) for pid in children), what="the pools' processes to exit",
