@@ -13,6 +13,16 @@ def env_bool(name: str, default: bool) -> bool:
     return default if value is None else value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def default_bot_processes(cores: int | None = None) -> int:
+    """Processes in each of the worker's bot pools unless WICKWISE_BOT_PROCESSES says: half the cores this
+    process may run on, at least one and at most eight. They think below the players' priority
+    (BOT_NICENESS), so more of them cost the players' moves little, and one makes only some 40 candles
+    decisions a second (docs/benchmarks.md, "the bots' processes below the players'")."""
+    if cores is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return min(8, max(1, cores // 2))
+
+
 DEBUG = env_bool("DEBUG", True)
 # The development default is only used when no SECRET_KEY is given; production.py refuses it.
 SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-change-me-0123456789-abcdefghijklmnop")
@@ -205,7 +215,7 @@ WICKWISE = {
     # Seconds a searching bot may take for one decision, by game (the others decide at once).
     "BOT_TIME_LIMITS": {"tiles": float(os.environ.get("WICKWISE_TILES_AI_SECONDS", "2"))},
     # Those searches run in this many worker processes of their own (the GIL would stall timers otherwise).
-    "BOT_PROCESSES": int(os.environ.get("WICKWISE_BOT_PROCESSES", "1")),
+    "BOT_PROCESSES": int(os.environ.get("WICKWISE_BOT_PROCESSES") or default_bot_processes()),
     # How far below the worker's priority those processes run (Unix niceness, 0 to 19; 0: the same): a player's
     # move is not kept waiting for a core by a bot that is thinking (rooms/bot_runner.py).
     "BOT_NICENESS": min(19, max(0, int(os.environ.get("WICKWISE_BOT_NICENESS", "10")))),

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from config.settings import base as base_settings
 from games.candles import engine
 from games.fairness import Rng
 from rooms import bot_runner
@@ -154,3 +155,12 @@ def test_a_worker_killed_outright_leaves_no_bot_process_behind():
                  timeout=10.0)
     finally:
         workers.stop_all()
+
+
+@pytest.mark.parametrize(("cores", "processes"), [(1, 1), (2, 1), (3, 1), (4, 2), (8, 4), (16, 8), (64, 8)])
+def test_each_pool_has_half_the_cores_from_one_to_eight(cores, processes):
+    assert base_settings.default_bot_processes(cores) == processes
+
+
+def test_the_pools_count_the_cores_this_process_may_use():
+    assert base_settings.default_bot_processes() == min(8, max(1, len(os.sched_getaffinity(0)) // 2))
