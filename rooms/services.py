@@ -1375,9 +1375,13 @@ def _discard_ended_draft(game: Game, on_commit=transaction.on_commit) -> None:
     on_commit(lambda: drafts.discard_stale(game_id, prompts))
 
 
-def fire_countdown(*, game_id: int, seq: int) -> int:
+def fire_countdown(*, game_id: int, seq: int, games_in_play: dict | None = None) -> int:
     """The table decides for every seat still pending on the countdown posed at `seq`.
-    Drops it when the game moved on to another countdown, is paused, or the deadline was moved."""
+    Drops it when the game moved on to another countdown, is paused, or the deadline was moved.
+
+    `games_in_play`: the worker's memory (submit_move). What the table's choices commit is remembered there, so
+    that the room's next move is written on it; left out, that move found the version moved, built its update
+    for nothing and went the locked way."""
     played = 0
     room_id = Game.objects.filter(pk=game_id).values_list("room_id", flat=True).first()
     if room_id is None:
@@ -1401,6 +1405,9 @@ def fire_countdown(*, game_id: int, seq: int) -> int:
             action = spec.engine.table_choice(game.state, seat)
             _apply_locked(room, game, seat=seat, seq=game.seq, action=action, by=Move.By.TABLE)
             played += 1
+        if played and games_in_play is not None and not game.is_over:
+            game.room = room  # as a game remembered by the locked way has it (_current_game)
+            transaction.on_commit(lambda: games_in_play.__setitem__(room.code, game))
     return played
 
 

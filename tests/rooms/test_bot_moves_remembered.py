@@ -17,6 +17,7 @@ from rooms import move_queue, services
 from rooms.management.commands import worker
 from rooms.models import Game, Move, Seat
 from tests.rooms.helpers import (
+    bring_deadline_forward,
     candle_for,
     game_in_play,
     lowest_candle,
@@ -172,3 +173,40 @@ def test_the_seats_a_locked_move_reads_after_its_commit_are_remembered_with_its_
     assert tries == [(False, True)] * 4 and reads_after_commit == []
     assert game_in_play(code).seq == 8
 
+
+
+def test_a_countdowns_table_choices_are_remembered_for_the_rooms_next_move():
+    """The table decides for the seats out of time the locked way, and keeps the worker's memory up: the room's
+    next move is written on it, not found stale and played the locked way again."""
+    code, _tickets, game = started_room(3)
+    memory = remembered(code)
+    services.submit_move(room_code=code, seat=0, seq=0, action=candle_for(game, 0), games_in_play=memory)
+    bring_deadline_forward(game)
+    with locked_moves() as locked:
+        worker.dispatch(f"turn:{game.pk}:{game.deadline_seq}", memory)
+    assert locked == [1, 2]  # the table's choices, for the two seats out of time
+    played = game_in_play(code)
+    assert (memory[code].version, memory[code].seq) == (played.version, played.seq) == (played.version, 3)
+
+    with locked_moves() as locked:
+        tries = remembered_writes_while(lambda: move_queue.play(payload_for(code, 0, "s#1"), games_in_play=memory))
+    assert [written for _unknown, written in tries] == [True] and locked == []
+    assert game_in_play(code).seq == 4 and memory[code].version == game_in_play(code).version
+
+
+def test_a_whole_game_of_countdowns_remembers_every_round_but_the_last():
+    """Every round the table decides for the players out of time; what it commits is remembered, but for the
+    move that ends the game: a finished game is never played on from memory (the next is started the locked way)."""
+    code, _tickets, game = started_room(2)
+    for _round in range(100):
+        game = game_in_play(code)
+        services.submit_move(room_code=code, seat=0, seq=game.seq, action=candle_for(game, 0))
+        bring_deadline_forward(game)
+        memory: dict = {}
+        assert services.fire_countdown(game_id=game.pk, seq=game.deadline_seq, games_in_play=memory) == 1
+        played = Game.objects.get(pk=game.pk)
+        if played.is_over:
+            assert memory == {}
+            return
+        assert memory[code].version == played.version and memory[code].room.code == code
+    raise AssertionError("the game did not end")

@@ -30,11 +30,12 @@ RETRY_EVERY = 0.5  # after a failed round (Redis down, say)
 
 def dispatch(member: str, games_in_play: dict | None = None) -> None:
     """Run one claimed timer. Members: turn:GAME:SEQ, bot:GAME:SEAT:PROMPT, grace:ROOM:SEAT. `games_in_play`:
-    the memory of the worker's move threads (rooms/move_queue.py), which a bot's move plays on and keeps up."""
+    the memory of the worker's move threads (rooms/move_queue.py), which a bot's move plays on and keeps up, and
+    a countdown's table choices keep up."""
     kind, _, rest = member.partition(":")
     parts = rest.split(":")
     if kind == "turn":
-        services.fire_countdown(game_id=int(parts[0]), seq=int(parts[1]))
+        services.fire_countdown(game_id=int(parts[0]), seq=int(parts[1]), games_in_play=games_in_play)
     elif kind == "bot":
         services.play_bot_turn(
             game_id=int(parts[0]), seat=int(parts[1]), prompt=int(parts[2]), choose=bot_runner.choose,
