@@ -15,7 +15,7 @@ plays the players' moves: with a bot beside each player, a player's move waited 
 caller, where a process's round trip would cost more than the decision.
 
 Both pools' processes run below the worker's priority (WICKWISE["BOT_NICENESS"]): on a machine whose cores are
-all busy, a player's move goes first."""
+all busy, the scheduler favours what a player's move wakes."""
 
 from __future__ import annotations
 
@@ -70,10 +70,10 @@ def _start_in_pool(parent: int, niceness: int) -> None:
 def _lower_priority(niceness: int) -> None:
     """A bot's decision can wait a few milliseconds; a player's move, and the daphne, worker and database
     processes it goes through, should not wait behind it. `niceness` above the worker's (WICKWISE["BOT_NICENESS"]):
-    when the machine's cores are all busy, the scheduler runs a process woken for a move before a bot that is
-    thinking. Candles decisions do a fixed amount of work, so they decide the same, later; a tiles search has
-    a time limit, so on a machine that busy it searches less (docs/benchmarks.md, "The bots' processes below
-    the players'")."""
+    when the machine's cores are all busy, the scheduler favours a process woken for a move over a bot that is
+    thinking (a share, not a strict order: a move can still wait, less often). Candles decisions do a fixed
+    amount of work, so they decide the same, later; a tiles search has a time limit, so on a machine that busy
+    it searches less (docs/benchmarks.md, "the bots' processes below the players'")."""
     if niceness <= 0 or not hasattr(os, "nice"):
         return
     try:

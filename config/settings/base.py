@@ -15,12 +15,27 @@ def env_bool(name: str, default: bool) -> bool:
 
 def default_bot_processes(cores: int | None = None) -> int:
     """Processes in each of the worker's bot pools unless WICKWISE_BOT_PROCESSES says: half the cores this
-    process may run on, at least one and at most eight. They think below the players' priority
-    (BOT_NICENESS), so more of them cost the players' moves little, and one makes only some 40 candles
-    decisions a second (docs/benchmarks.md, "the bots' processes below the players'")."""
+    process may use (usable_cores), at least one and at most eight. One process makes some 40 candles
+    decisions a second whatever the machine; half the cores leaves the other half to daphne, the worker and
+    the database, and the bots think below their priority (BOT_NICENESS). Two processes on two cores, more
+    than that, halved a player's median move beside 500 bots but raised its p99 (docs/benchmarks.md, "the
+    bots' processes below the players'")."""
     if cores is None:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        cores = usable_cores()
     return min(8, max(1, cores // 2))
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity), or fewer if its cgroup's CPU quota (a container's
+    --cpus, a pod's limit) allows less."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max":
+            cores = min(cores, max(1, -(-int(quota) // int(period))))  # a quota of 1.5 cores: 2
+    except (OSError, ValueError):  # no cgroup v2 here, or no quota to read
+        pass
+    return cores
 
 
 DEBUG = env_bool("DEBUG", True)
@@ -216,9 +231,9 @@ WICKWISE = {
     "BOT_TIME_LIMITS": {"tiles": float(os.environ.get("WICKWISE_TILES_AI_SECONDS", "2"))},
     # Those searches run in this many worker processes of their own (the GIL would stall timers otherwise).
     "BOT_PROCESSES": int(os.environ.get("WICKWISE_BOT_PROCESSES") or default_bot_processes()),
-    # How far below the worker's priority those processes run (Unix niceness, 0 to 19; 0: the same): a player's
-    # move is not kept waiting for a core by a bot that is thinking (rooms/bot_runner.py).
-    "BOT_NICENESS": min(19, max(0, int(os.environ.get("WICKWISE_BOT_NICENESS", "10")))),
+    # How far below the worker's priority those processes run (Unix niceness, 0 to 19; 0: the same): the
+    # scheduler favours what a player's move wakes over a bot that is thinking (rooms/bot_runner.py).
+    "BOT_NICENESS": min(19, max(0, int(os.environ.get("WICKWISE_BOT_NICENESS") or "10"))),
     # Games whose bots decide at once but at length: in as many processes again, beside the searches' (the GIL
     # would stall the players' moves otherwise: rooms/bot_runner.py).
     "BOT_DECISIONS_IN_PROCESSES": tuple(
