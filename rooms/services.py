@@ -1106,8 +1106,7 @@ def submit_move(*, room_code: str, seat: int, seq, action, by: str = Move.By.PLA
             room = _room_for_update(room_code)
             game = _current_game(room, lock=True)
             _apply_locked(room, game, seat=seat, seq=seq, action=action, by=by, mover=mover)
-            if games_in_play is not None and not game.is_over:
-                transaction.on_commit(lambda: games_in_play.__setitem__(code, game))
+            _remember_after_commit(games_in_play, code, game)
             return game
     except ServiceError:
         if games_in_play is not None:
@@ -1165,6 +1164,13 @@ def submit_queued_moves(*, room_code: str, moves: list, games_in_play: dict) -> 
     if cut_at_commit is not None:
         return written, (written, cut_at_commit)
     return written, refused
+
+
+def _remember_after_commit(games_in_play: dict | None, code: str, game: Game) -> None:
+    """What the locked way commits is remembered for the room's next move (submit_move), unless the game ended:
+    the next game is created under the room's lock."""
+    if games_in_play is not None and not game.is_over:
+        transaction.on_commit(lambda: games_in_play.__setitem__(code, game))
 
 
 class _NotRemembered(Exception):
@@ -1405,9 +1411,9 @@ def fire_countdown(*, game_id: int, seq: int, games_in_play: dict | None = None)
             action = spec.engine.table_choice(game.state, seat)
             _apply_locked(room, game, seat=seat, seq=game.seq, action=action, by=Move.By.TABLE)
             played += 1
-        if played and games_in_play is not None and not game.is_over:
+        if played:
             game.room = room  # as a game remembered by the locked way has it (_current_game)
-            transaction.on_commit(lambda: games_in_play.__setitem__(room.code, game))
+            _remember_after_commit(games_in_play, room.code, game)
     return played
 
 
@@ -1462,8 +1468,7 @@ def play_bot_turn(*, game_id: int, seat: int, prompt: int, choose, steps=None, s
             if _bot_seat(room.pk, seat) is None:
                 return False
             _apply_locked(room, locked, seat=seat, seq=locked.seq, action=action, by=by)
-            if games_in_play is not None and not locked.is_over:
-                transaction.on_commit(lambda: games_in_play.__setitem__(code, locked))
+            _remember_after_commit(games_in_play, code, locked)
     except ServiceError as error:
         log.warning("bot move for game %s seat %s refused: %s", game_id, seat, error.code)
         return False
